@@ -1,0 +1,59 @@
+"""Reading legacy-named checkpoints: latest one, step, and a fit check."""
+
+from typing import Iterable, Optional
+
+import tensorflow as tf
+
+
+def latest_checkpoint(model_dir: Optional[str]) -> Optional[str]:
+  """Path prefix of the newest checkpoint in `model_dir`, or None."""
+  if not model_dir:
+    return None
+  return tf.train.latest_checkpoint(model_dir)
+
+
+def global_step_of(checkpoint_path: Optional[str]) -> int:
+  """The `global_step` stored in a checkpoint (0 when there is none)."""
+  if not checkpoint_path:
+    return 0
+  reader = tf.train.load_checkpoint(checkpoint_path)
+  if not reader.has_tensor("global_step"):
+    return 0
+  return int(reader.get_tensor("global_step"))
+
+
+def _saved_name_and_shape(variable: tf.Variable):
+  info = getattr(variable, "_save_slice_info", None)
+  if info is not None:
+    return info.full_name, list(info.full_shape)
+  return variable.op.name, variable.shape.as_list()
+
+
+def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable]) -> None:
+  """Fails, naming the variable, if a checkpoint cannot restore the model.
+
+  Runs before a session exists, so nothing on disk is touched on failure.
+
+  Raises:
+    ValueError: a variable is missing from the checkpoint or has another shape.
+  """
+  stored = tf.train.load_checkpoint(checkpoint_path).get_variable_to_shape_map()
+  missing = []
+  for variable in variables:
+    name, shape = _saved_name_and_shape(variable)
+    if name not in stored:
+      missing.append(name)
+      continue
+    if list(stored[name]) != shape:
+      raise ValueError(
+          f"Checkpoint {checkpoint_path} holds variable {name!r} with shape "
+          f"{list(stored[name])}, but the model builds it with shape {shape}. "
+          "Nothing was changed on disk. Fix: use a new model_dir for the new "
+          "model, or restore the model that wrote this checkpoint (a "
+          "warm_start_from setting can carry over the variables that fit).")
+  if missing:
+    raise ValueError(
+        f"Checkpoint {checkpoint_path} lacks variable(s) the model builds: "
+        f"{sorted(missing)[:10]}. Nothing was changed on disk. Fix: use a new "
+        "model_dir for the new model, or keep the variable names of the model "
+        "that wrote this checkpoint.")

@@ -1,0 +1,263 @@
+"""The graph engine: each mode on a fresh tf.Graph with TF1 session semantics.
+
+This is the faithful path: the same machinery the legacy Estimator used
+(MonitoredTrainingSession, Scaffold, name-based Saver, SessionRunHooks), as
+TensorFlow 2.21 still ships it in tf.compat.v1.
+"""
+
+import os
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat import checkpoints
+from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
+from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
+from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
+                                    LoggingTensorHook, NanTensorHook,
+                                    SessionRunHook, StopAtStepHook)
+from estimator_compat.mode_keys import ModeKeys
+from estimator_compat.model_fn_call import (ModelSetup, call_input_fn,
+                                            call_model_fn)
+from estimator_compat.spec import EstimatorSpec
+
+_v1 = tf.compat.v1
+
+
+class _ModeGraph:
+  """A fresh graph with the seed, global_step, input and model_fn of a mode."""
+
+  def __init__(self, setup: ModelSetup, input_fn, mode: str):
+    self.graph = tf.Graph()
+    with self.graph.as_default():
+      _v1.set_random_seed(setup.config.tf_random_seed)
+      self.global_step = _v1.train.get_or_create_global_step()
+      features, labels, self.input_hooks = call_input_fn(setup, input_fn, mode)
+      if mode == ModeKeys.PREDICT:
+        labels = None
+      with tf.device(setup.config.device_fn):
+        self.spec = call_model_fn(setup, features, labels, mode)
+
+
+def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
+  """Registers the legacy default Saver unless the model brought its own."""
+  if spec.scaffold.saver is not None or _v1.get_collection(
+      _v1.GraphKeys.SAVERS):
+    return
+  config = setup.config
+  _v1.add_to_collection(
+      _v1.GraphKeys.SAVERS,
+      _v1.train.Saver(
+          sharded=True,
+          max_to_keep=config.keep_checkpoint_max,
+          keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
+          defer_build=True,
+          save_relative_paths=True))
+
+
+def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str]):
+  if checkpoint:
+    checkpoints.check_fits(checkpoint, _v1.global_variables())
+  elif setup.warm_start is not None:
+    _v1.train.warm_start(*setup.warm_start)
+
+
+def _saver_hook(setup: ModelSetup, spec: EstimatorSpec, chief_hooks: List,
+                saving_listeners: Sequence[Any]) -> None:
+  """Adds the legacy CheckpointSaverHook (with listeners) to chief hooks."""
+  existing = [h for h in chief_hooks if isinstance(h, CheckpointSaverHook)]
+  listeners = list(saving_listeners or ())
+  if existing:
+    for listener in listeners:
+      existing[0]._listeners.append(listener)  # pylint: disable=protected-access
+    return
+  config = setup.config
+  if not (config.save_checkpoints_steps or config.save_checkpoints_secs):
+    if listeners:
+      raise ValueError(
+          "saving_listeners were given but checkpoints are disabled "
+          "(save_checkpoints_steps and save_checkpoints_secs are None). Fix: "
+          "set one of them in RunConfig.")
+    return
+  chief_hooks.append(
+      CheckpointSaverHook(
+          setup.model_dir,
+          save_secs=config.save_checkpoints_secs,
+          save_steps=config.save_checkpoints_steps,
+          scaffold=spec.scaffold,
+          listeners=listeners,
+          save_graph_def=config.checkpoint_save_graph_def))
+
+
+def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+          steps: Optional[int], max_steps: Optional[int],
+          saving_listeners: Sequence[Any]) -> Optional[float]:
+  """Trains until `steps`/`max_steps` or the end of input; returns last loss."""
+  built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
+  spec, config = built.spec, setup.config
+  with built.graph.as_default():
+    _v1.summary.scalar("loss", spec.loss)
+    _restore_or_warm_start(setup,
+                           checkpoints.latest_checkpoint(setup.model_dir))
+    _ensure_saver(setup, spec)
+    worker_hooks = [
+        NanTensorHook(spec.loss),
+        LoggingTensorHook({"loss": spec.loss, "step": built.global_step},
+                          every_n_iter=config.log_step_count_steps),
+    ]
+    worker_hooks += built.input_hooks + list(hooks) + list(spec.training_hooks)
+    if steps is not None or max_steps is not None:
+      worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    chief_hooks = list(spec.training_chief_hooks)
+    _saver_hook(setup, spec, chief_hooks, saving_listeners)
+    all_hooks = [GlobalStepGuardHook()]
+    all_hooks += (chief_hooks if config.is_chief else []) + worker_hooks
+    loss = None
+    with _v1.train.MonitoredTrainingSession(
+        master=config.master,
+        is_chief=config.is_chief,
+        checkpoint_dir=setup.model_dir,
+        scaffold=spec.scaffold,
+        hooks=all_hooks,
+        save_checkpoint_secs=0,
+        save_summaries_steps=config.save_summary_steps,
+        config=config.session_config,
+        max_wait_secs=config.session_creation_timeout_secs,
+        log_step_count_steps=config.log_step_count_steps) as session:
+      while not session.should_stop():
+        _, loss = session.run([spec.train_op, spec.loss])
+  logging.info("Loss for final step: %s.", loss)
+  return loss
+
+
+def _metric_ops(spec: EstimatorSpec):
+  """(value ops, update ops) of eval_metric_ops plus the mean `loss`."""
+  if "loss" in spec.eval_metric_ops:
+    raise ValueError(
+        "eval_metric_ops may not define 'loss': the Estimator reports the mean "
+        "loss under that name. Fix: rename the metric.")
+  values, updates = {}, []
+  for name, metric in spec.eval_metric_ops.items():
+    if isinstance(metric, tf.keras.metrics.Metric):
+      values[name] = metric.result()
+      updates.extend(metric.updates)
+    else:
+      values[name], update = metric
+      updates.append(update)
+  values["loss"], loss_update = _v1.metrics.mean(spec.loss)
+  updates.append(loss_update)
+  return values, tf.group(*updates)
+
+
+def write_eval_summary(eval_dir: str, results: Dict[str, Any],
+                       global_step: int) -> None:
+  """Writes scalar results as TensorBoard summaries, as the Estimator did."""
+  summary = _v1.Summary()
+  for key, value in sorted(results.items()):
+    if key == "global_step":
+      continue
+    if isinstance(value, (np.floating, np.integer, float, int, bool,
+                          np.bool_)) or (isinstance(value, np.ndarray) and
+                                         value.size == 1):
+      summary.value.add(tag=key, simple_value=float(value))
+    else:
+      logging.warning("Skipping summary for %s: not a scalar (%s).", key,
+                      type(value).__name__)
+  with tf.Graph().as_default():
+    writer = _v1.summary.FileWriter(eval_dir)
+    writer.add_summary(summary, global_step)
+    writer.close()
+
+
+def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
+             hooks: Sequence[SessionRunHook],
+             checkpoint_path: Optional[str]) -> Dict[str, Any]:
+  """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
+  built = _ModeGraph(setup, input_fn, ModeKeys.EVAL)
+  spec, config = built.spec, setup.config
+  with built.graph.as_default():
+    values, update_op = _metric_ops(spec)
+    final = dict(values, global_step=built.global_step)
+    if checkpoint_path:
+      checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+    else:
+      logging.info(
+          "Could not find trained model in model_dir: %s, running "
+          "initialization to evaluate.", setup.model_dir)
+    final_hook = FinalOpsHook(final)
+    all_hooks = built.input_hooks + [StopAfterNRunsHook(steps)]
+    all_hooks += list(hooks) + list(spec.evaluation_hooks) + [final_hook]
+    creator = _v1.train.ChiefSessionCreator(
+        scaffold=spec.scaffold,
+        master=config.evaluation_master,
+        config=config.session_config,
+        checkpoint_filename_with_path=checkpoint_path)
+    with _v1.train.MonitoredSession(session_creator=creator,
+                                    hooks=all_hooks) as session:
+      while not session.should_stop():
+        session.run(update_op)
+  return dict(final_hook.final_ops_values)
+
+
+def _select_predictions(spec: EstimatorSpec,
+                        predict_keys: Optional[Sequence[str]]):
+  predictions = spec.predictions
+  if predict_keys is None:
+    return predictions
+  if not isinstance(predictions, dict):
+    raise ValueError(
+        "predict_keys was given but model_fn returned a single predictions "
+        "Tensor. Fix: return a dict of predictions, or drop predict_keys.")
+  missing = [key for key in predict_keys if key not in predictions]
+  if missing:
+    raise ValueError(
+        f"predict_keys {missing} are not among the predictions "
+        f"{sorted(predictions)}.")
+  return {key: predictions[key] for key in predict_keys}
+
+
+def _single_examples(batch: Any) -> Iterator[Any]:
+  if not isinstance(batch, dict):
+    yield from batch
+    return
+  sizes = {key: value.shape[0] if np.ndim(value) else None
+           for key, value in batch.items()}
+  if None in sizes.values() or len(set(sizes.values())) != 1:
+    raise ValueError(
+        f"Predictions must all have the same batch size to yield single "
+        f"examples, got {sizes}. Fix: give every prediction a leading batch "
+        "dimension, or call predict(..., yield_single_examples=False).")
+  for i in range(next(iter(sizes.values()))):
+    yield {key: value[i] for key, value in batch.items()}
+
+
+def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
+            hooks: Sequence[SessionRunHook], checkpoint_path: str,
+            yield_single_examples: bool) -> Iterator[Any]:
+  """Yields predictions of a checkpoint, per example or per batch."""
+  built = _ModeGraph(setup, input_fn, ModeKeys.PREDICT)
+  spec, config = built.spec, setup.config
+  with built.graph.as_default():
+    predictions = _select_predictions(spec, predict_keys)
+    checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+    creator = _v1.train.ChiefSessionCreator(
+        scaffold=spec.scaffold,
+        master=config.master,
+        config=config.session_config,
+        checkpoint_filename_with_path=checkpoint_path)
+    all_hooks = built.input_hooks + list(hooks) + list(spec.prediction_hooks)
+    with _v1.train.MonitoredSession(session_creator=creator,
+                                    hooks=all_hooks) as session:
+      while not session.should_stop():
+        batch = session.run(predictions)
+        if yield_single_examples:
+          yield from _single_examples(batch)
+        else:
+          yield batch
+
+
+def eval_dir(model_dir: str, name: Optional[str]) -> str:
+  """Where evaluation summaries go: model_dir/eval or model_dir/eval_<name>."""
+  return os.path.join(model_dir, "eval" if not name else "eval_" + name)

@@ -1,0 +1,74 @@
+"""Hooks the graph engine adds itself (beyond the standard ones)."""
+
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat.hooks import SessionRunArgs, SessionRunHook
+
+
+class GlobalStepGuardHook(SessionRunHook):
+  """Advances global_step when the model's train_op does not.
+
+  A train_op built without `global_step=` never advances the step, and the
+  legacy Estimator then trained forever under `steps=`/`max_steps=`. This hook
+  checks after the first step; if the step did not move, it warns once and
+  increments the step with every run from then on.
+  """
+
+  def __init__(self):
+    self._start = None
+    self._checked = False
+    self._fixing = False
+
+  def begin(self):
+    self._global_step = tf.compat.v1.train.get_global_step()
+    self._increment = tf.compat.v1.assign_add(self._global_step, 1,
+                                              name="global_step_guard")
+
+  def after_create_session(self, session, coord):
+    del coord
+    self._start = session.run(self._global_step)
+
+  def before_run(self, run_context):
+    del run_context
+    if self._fixing:
+      return SessionRunArgs(self._increment)
+    return None
+
+  def after_run(self, run_context, run_values):
+    del run_values
+    if self._checked:
+      return
+    self._checked = True
+    if run_context.session.run(self._global_step) == self._start:
+      logging.warning(
+          "train_op did not increase global_step, so training would never "
+          "reach `steps`/`max_steps` (the legacy Estimator hung here). "
+          "estimator_compat now increments global_step after each step. Fix "
+          "your model_fn: optimizer.minimize(loss, global_step="
+          "tf.compat.v1.train.get_global_step()).")
+      self._fixing = True
+      run_context.session.run(self._increment)
+
+  @property
+  def fixing(self) -> bool:
+    """Whether the guard had to take over incrementing global_step."""
+    return self._fixing
+
+
+class StopAfterNRunsHook(SessionRunHook):
+  """Requests a stop after `num_runs` session runs (evaluation `steps`)."""
+
+  def __init__(self, num_runs):
+    self._num_runs = num_runs
+    self._done = 0
+
+  def after_run(self, run_context, run_values):
+    del run_values
+    self._done += 1
+    if self._num_runs is not None and self._done >= self._num_runs:
+      run_context.request_stop()
+
+  @property
+  def runs(self) -> int:
+    return self._done

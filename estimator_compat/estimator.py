@@ -1,0 +1,206 @@
+"""Estimator: the public front, a thin outer loop over an engine.
+
+The front validates arguments, decides what to do (skip training when
+max_steps is reached, which checkpoint to use, where summaries go) and hands
+one call of a mode to the engine.
+"""
+
+import copy
+import os
+import tempfile
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat import checkpoints
+from estimator_compat import warm_starting
+from estimator_compat.engines import graph as graph_engine
+from estimator_compat.hooks import SessionRunHook
+from estimator_compat.model_fn_call import ModelSetup, check_model_fn
+from estimator_compat.run_config import RunConfig
+
+
+def _check_hooks(hooks: Optional[Sequence[Any]], where: str) -> List[Any]:
+  hooks = list(hooks or [])
+  for hook in hooks:
+    if not isinstance(hook, SessionRunHook):
+      raise TypeError(
+          f"{where}: hooks must be SessionRunHook instances, got "
+          f"{type(hook).__name__}. Fix: subclass tf.estimator.SessionRunHook.")
+  return hooks
+
+
+def _check_positive(name: str, value: Optional[int]) -> None:
+  if value is not None and (not isinstance(value, (int, np.integer)) or
+                            value <= 0):
+    raise ValueError(f"Must specify {name} > 0, given: {value!r}.")
+
+
+class Estimator:
+  """Trains, evaluates and predicts with a legacy `model_fn`.
+
+  Mirrors `tf.estimator.Estimator`: the same constructor, methods and
+  model_dir layout, so legacy programs run unchanged.
+  """
+
+  def __init__(self,
+               model_fn: Callable[..., Any],
+               model_dir: Optional[str] = None,
+               config: Optional[RunConfig] = None,
+               params: Optional[Dict[str, Any]] = None,
+               warm_start_from: Any = None):
+    """Builds an Estimator.
+
+    Args:
+      model_fn: `model_fn(features, labels, mode, params, config)` returning
+        an EstimatorSpec; it may take any subset that includes `features`.
+      model_dir: where checkpoints and summaries go; a temporary folder when
+        neither this nor `config.model_dir` is set.
+      config: a RunConfig.
+      params: hyperparameters passed to model_fn and input_fn.
+      warm_start_from: checkpoint path or WarmStartSettings.
+
+    Raises:
+      TypeError / ValueError: a bad argument, with the fix.
+    """
+    config = config if config is not None else RunConfig()
+    if not isinstance(config, RunConfig):
+      raise TypeError(
+          f"config must be an estimator RunConfig, got {type(config).__name__}."
+          " Fix: tf.estimator.RunConfig(...).")
+    params = copy.deepcopy(params or {})
+    check_model_fn(model_fn, params)
+    if model_dir and config.model_dir and os.path.abspath(
+        model_dir) != os.path.abspath(config.model_dir):
+      raise ValueError(
+          f"model_dir {model_dir!r} differs from config.model_dir "
+          f"{config.model_dir!r}. Fix: set only one of them.")
+    model_dir = model_dir or config.model_dir
+    if not model_dir:
+      model_dir = tempfile.mkdtemp()
+      logging.warning("Using temporary folder as model directory: %s",
+                      model_dir)
+    model_dir = os.fspath(model_dir)
+    if config.model_dir != model_dir:
+      config = config.replace(model_dir=model_dir)
+    self._config = config
+    self._model_dir = model_dir
+    self._params = params
+    self._model_fn = model_fn
+    self._setup = ModelSetup(
+        model_fn=model_fn, model_dir=model_dir, config=config, params=params,
+        warm_start=warm_starting.resolve(warm_start_from))
+
+  model_dir = property(lambda self: self._model_dir)
+  config = property(lambda self: copy.deepcopy(self._config))
+  params = property(lambda self: copy.deepcopy(self._params))
+  model_fn = property(lambda self: self._model_fn)
+
+  def latest_checkpoint(self) -> Optional[str]:
+    """Path of the newest checkpoint in model_dir, or None."""
+    return checkpoints.latest_checkpoint(self._model_dir)
+
+  def get_variable_names(self) -> List[str]:
+    """Names of the variables in the newest checkpoint."""
+    return [name for name, _ in tf.train.list_variables(self._require_ckpt())]
+
+  def get_variable_value(self, name: str) -> np.ndarray:
+    """Value of one variable in the newest checkpoint."""
+    return tf.train.load_variable(self._require_ckpt(), name)
+
+  def eval_dir(self, name: Optional[str] = None) -> str:
+    """Directory of evaluation summaries for `name`."""
+    return graph_engine.eval_dir(self._model_dir, name)
+
+  def _require_ckpt(self) -> str:
+    path = self.latest_checkpoint()
+    if not path:
+      raise ValueError(
+          f"Could not find a checkpoint in model_dir {self._model_dir!r}. "
+          "Fix: train the Estimator first, or point model_dir at a trained "
+          "model.")
+    return path
+
+  def train(self,
+            input_fn: Callable[..., Any],
+            hooks: Optional[Sequence[SessionRunHook]] = None,
+            steps: Optional[int] = None,
+            max_steps: Optional[int] = None,
+            saving_listeners: Optional[Sequence[Any]] = None) -> "Estimator":
+    """Trains the model.
+
+    Args:
+      input_fn: returns a Dataset, (features, labels) or features.
+      hooks: extra SessionRunHooks.
+      steps: steps to train for, on top of the restored global_step.
+      max_steps: train until global_step reaches this; nothing is done when
+        the checkpoint is already there.
+      saving_listeners: CheckpointSaverListeners, called around each save.
+
+    Returns:
+      self, so calls can be chained.
+
+    Raises:
+      ValueError: both steps and max_steps, or a non-positive one.
+    """
+    if steps is not None and max_steps is not None:
+      raise ValueError(
+          "Can not provide both steps and max_steps. Fix: steps counts from "
+          "the restored step, max_steps is absolute; pick one.")
+    _check_positive("steps", steps)
+    _check_positive("max_steps", max_steps)
+    hooks = _check_hooks(hooks, "train")
+    if max_steps is not None:
+      start = checkpoints.global_step_of(self.latest_checkpoint())
+      if start >= max_steps:
+        logging.info("Skipping training since max_steps has already saved.")
+        return self
+    graph_engine.train(self._setup, input_fn, hooks, steps, max_steps,
+                       list(saving_listeners or []))
+    return self
+
+  def evaluate(self,
+               input_fn: Callable[..., Any],
+               steps: Optional[int] = None,
+               hooks: Optional[Sequence[SessionRunHook]] = None,
+               checkpoint_path: Optional[str] = None,
+               name: Optional[str] = None) -> Dict[str, Any]:
+    """Evaluates a checkpoint (the newest by default).
+
+    Returns:
+      The eval_metric_ops values, the mean `loss` and `global_step`; they are
+      also written as summaries to `eval_dir(name)`.
+    """
+    _check_positive("steps", steps)
+    hooks = _check_hooks(hooks, "evaluate")
+    checkpoint_path = checkpoint_path or self.latest_checkpoint()
+    results = graph_engine.evaluate(self._setup, input_fn, steps, hooks,
+                                    checkpoint_path)
+    graph_engine.write_eval_summary(self.eval_dir(name), results,
+                                    int(results["global_step"]))
+    logging.info("Saving dict for global step %d: %s",
+                 int(results["global_step"]),
+                 ", ".join(f"{k} = {v}" for k, v in sorted(results.items())))
+    return results
+
+  def predict(self,
+              input_fn: Callable[..., Any],
+              predict_keys: Optional[Sequence[str]] = None,
+              hooks: Optional[Sequence[SessionRunHook]] = None,
+              checkpoint_path: Optional[str] = None,
+              yield_single_examples: bool = True) -> Iterator[Any]:
+    """Yields predictions, one example (or one batch) at a time.
+
+    Raises:
+      ValueError: no checkpoint to predict from (raised on first `next()`).
+    """
+    hooks = _check_hooks(hooks, "predict")
+    checkpoint_path = checkpoint_path or self.latest_checkpoint()
+    if not checkpoint_path:
+      raise ValueError(
+          f"Could not find trained model in model_dir: {self._model_dir}. "
+          "Fix: train first, or pass checkpoint_path.")
+    yield from graph_engine.predict(self._setup, input_fn, predict_keys, hooks,
+                                    checkpoint_path, yield_single_examples)

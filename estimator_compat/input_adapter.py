@@ -1,0 +1,73 @@
+"""Turns whatever an input_fn returned into (features, labels) for a mode."""
+
+from typing import Any, List, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+from estimator_compat.hooks import SessionRunHook
+
+_ALLOWED = (
+    "a tf.data.Dataset (of features or of (features, labels)), a "
+    "(features, labels) tuple, or features alone (a Tensor or a dict of "
+    "Tensors)")
+
+
+class _IteratorInitializerHook(SessionRunHook):
+  """Initializes a dataset iterator once the session exists."""
+
+  def __init__(self, iterator):
+    self._iterator = iterator
+
+  def after_create_session(self, session, coord):
+    del coord
+    session.run(self._iterator.initializer)
+
+
+def _as_tensor_tree(value: Any, where: str) -> Any:
+  """Checks a features or labels structure; converts numpy leaves."""
+  if isinstance(value, dict):
+    out = {}
+    for key, leaf in value.items():
+      if not isinstance(key, str):
+        raise TypeError(
+            f"input_fn {where} dict keys must be strings, got {key!r}.")
+      out[key] = _as_tensor_tree(leaf, f"{where}[{key!r}]")
+    return out
+  if isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor,
+                        tf.Variable)) or tf.is_tensor(value):
+    return value
+  if isinstance(value, (np.ndarray, np.generic, int, float, bool)):
+    return tf.convert_to_tensor(value)
+  raise TypeError(
+      f"input_fn returned {where} of type {type(value).__name__} "
+      f"({str(value)[:60]!r}); it must return {_ALLOWED}. Fix: build the "
+      "input with tf.data or tf.compat.v1.estimator.inputs.numpy_input_fn.")
+
+
+def split_input(result: Any, where: str = "input_fn"
+               ) -> Tuple[Any, Any, List[SessionRunHook]]:
+  """Returns (features, labels, hooks) from an input_fn result (graph mode).
+
+  Raises:
+    TypeError: the result is none of the supported forms.
+  """
+  hooks: List[SessionRunHook] = []
+  if isinstance(result, tf.data.Dataset):
+    iterator = tf.compat.v1.data.make_initializable_iterator(result)
+    hooks.append(_IteratorInitializerHook(iterator))
+    result = iterator.get_next()
+  if isinstance(result, (tuple, list)):
+    if len(result) != 2:
+      raise TypeError(
+          f"{where} returned a {type(result).__name__} of length "
+          f"{len(result)}; it must return {_ALLOWED}.")
+    features, labels = result
+    labels = None if labels is None else _as_tensor_tree(labels, "labels")
+    return _as_tensor_tree(features, "features"), labels, hooks
+  if isinstance(result, dict) or tf.is_tensor(result):
+    return _as_tensor_tree(result, "features"), None, hooks
+  raise TypeError(
+      f"{where} returned {type(result).__name__} ({str(result)[:60]!r}); it "
+      f"must return {_ALLOWED}. Fix: return e.g. "
+      "tf.data.Dataset.from_tensor_slices((features, labels)).batch(32).")

@@ -1,0 +1,6 @@
+"""`tf.estimator.inputs`: numpy_input_fn and pandas_input_fn."""
+
+from estimator_compat.inputs.numpy_io import numpy_input_fn
+from estimator_compat.inputs.pandas_io import pandas_input_fn
+
+__all__ = ["numpy_input_fn", "pandas_input_fn"]

@@ -1,0 +1,143 @@
+"""numpy_input_fn: the legacy arguments, batches in the legacy order.
+
+With `shuffle=False` batches are the rows in order, epoch after epoch, a batch
+may span two epochs, and the last batch of the last epoch may be short: the
+order the legacy queue-based implementation produced. With `shuffle=True` each
+epoch is a fresh permutation (the legacy shuffled within a bounded queue; ours
+shuffles the whole epoch, and is reproducible from the graph-level seed).
+Arrays are served from Python, batch by batch, so they are never embedded in
+the graph (the graph.pbtxt and .meta files stay small, as they did).
+"""
+
+from typing import Any, Callable, Dict, Optional, Union
+
+import numpy as np
+import tensorflow as tf
+
+Array = Union[np.ndarray, Dict[str, np.ndarray]]
+
+
+def _as_dict(value: Any, what: str) -> Dict[str, np.ndarray]:
+  if isinstance(value, dict):
+    return {key: np.asarray(array) for key, array in value.items()}
+  return {what: np.asarray(value)}
+
+
+def _batch_indices(num_rows: int, batch_size: int, num_epochs: Optional[int],
+                   shuffle: bool, seed: Optional[int]):
+  """Yields the row indices of each batch."""
+  rng = np.random.RandomState(seed)
+  pending = np.zeros([0], dtype=np.int64)
+  epoch = 0
+  while num_epochs is None or epoch < num_epochs:
+    order = rng.permutation(num_rows) if shuffle else np.arange(num_rows)
+    pending = np.concatenate([pending, order])
+    epoch += 1
+    while len(pending) >= batch_size:
+      yield pending[:batch_size]
+      pending = pending[batch_size:]
+  if len(pending):
+    yield pending
+
+
+def arrays_input_fn(x: Dict[str, np.ndarray],
+                    y: Optional[Dict[str, np.ndarray]],
+                    batch_size: int, num_epochs: Optional[int], shuffle: bool,
+                    unwrap_x: Optional[str], unwrap_y: Optional[str]
+                   ) -> Callable[[], Any]:
+  """The input_fn over dicts of equal-length arrays; shared by numpy/pandas."""
+  columns = dict(x)
+  if y is not None:
+    clash = sorted(set(columns) & set(y))
+    if clash:
+      raise ValueError(
+          f"numpy_input_fn: keys {clash} appear in both x and y. Fix: rename "
+          "the label keys.")
+    columns.update(y)
+  lengths = {key: len(array) for key, array in columns.items()}
+  if len(set(lengths.values())) > 1:
+    raise ValueError(
+        f"numpy_input_fn: x and y must have the same number of rows, got "
+        f"{lengths}.")
+  if not columns:
+    raise ValueError("numpy_input_fn: x has no arrays.")
+  num_rows = next(iter(lengths.values()))
+  keys = sorted(columns)
+  dtypes = tuple(tf.as_dtype(columns[key].dtype) for key in keys)
+  shapes = tuple(tf.TensorShape([None] + list(columns[key].shape[1:]))
+                 for key in keys)
+
+  def input_fn():
+    seed = tf.compat.v1.get_default_graph().seed if not (
+        tf.executing_eagerly()) else None
+
+    def generate():
+      for rows in _batch_indices(num_rows, batch_size, num_epochs, shuffle,
+                                 seed):
+        yield tuple(columns[key][rows] for key in keys)
+
+    dataset = tf.data.Dataset.from_generator(
+        generate, output_signature=tuple(
+            tf.TensorSpec(shape, dtype) for shape, dtype in zip(shapes, dtypes)))
+
+    def to_structure(*tensors):
+      by_key = dict(zip(keys, tensors))
+      features = {key: by_key[key] for key in x}
+      features = features[unwrap_x] if unwrap_x else features
+      if y is None:
+        return features
+      labels = {key: by_key[key] for key in y}
+      return features, (labels[unwrap_y] if unwrap_y else labels)
+
+    dataset = dataset.map(to_structure)
+    if tf.executing_eagerly():
+      return dataset
+    return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+
+  return input_fn
+
+
+def numpy_input_fn(x: Array,
+                   y: Optional[Array] = None,
+                   batch_size: int = 128,
+                   num_epochs: Optional[int] = 1,
+                   shuffle: Optional[bool] = None,
+                   queue_capacity: int = 1000,
+                   num_threads: int = 1) -> Callable[[], Any]:
+  """Returns an input_fn that feeds dicts of numpy arrays to a model.
+
+  Args:
+    x: dict of arrays (features), or one array.
+    y: array or dict of arrays (labels), or None.
+    batch_size: rows per batch.
+    num_epochs: passes over the data; None repeats forever.
+    shuffle: required, True or False.
+    queue_capacity: accepted for compatibility; unused.
+    num_threads: accepted for compatibility; unused (order is always
+      deterministic).
+
+  Returns:
+    An input_fn. Called in a graph it returns (features, labels) tensors, as
+    the legacy one did; called eagerly it returns a tf.data.Dataset.
+
+  Raises:
+    ValueError: bad arguments, with the fix.
+  """
+  del queue_capacity, num_threads
+  if not isinstance(shuffle, bool):
+    raise ValueError(
+        f"numpy_input_fn: shuffle must be True or False, got {shuffle!r}. "
+        "Fix: pass shuffle=True for training, shuffle=False for eval/predict.")
+  if not isinstance(batch_size, int) or batch_size <= 0:
+    raise ValueError(f"numpy_input_fn: batch_size must be > 0, got "
+                     f"{batch_size!r}.")
+  if num_epochs is not None and (not isinstance(num_epochs, int) or
+                                 num_epochs <= 0):
+    raise ValueError(f"numpy_input_fn: num_epochs must be > 0 or None, got "
+                     f"{num_epochs!r}.")
+  x_dict = _as_dict(x, "__x__")
+  y_dict = None if y is None else _as_dict(y, "__y__")
+  return arrays_input_fn(
+      x_dict, y_dict, batch_size, num_epochs, shuffle,
+      unwrap_x=None if isinstance(x, dict) else "__x__",
+      unwrap_y=None if (y is None or isinstance(y, dict)) else "__y__")

@@ -1,0 +1,26 @@
+"""install(): makes `tf.estimator` resolve to estimator_compat."""
+
+import sys
+import types
+
+import tensorflow as tf
+
+
+def install() -> types.ModuleType:
+  """Points `tf.estimator` and `tf.compat.v1.estimator` at this package.
+
+  After `estimator_compat.install()`, a legacy file that uses
+  `tf.estimator.Estimator`, `tf.compat.v1.estimator.inputs.numpy_input_fn`
+  or `import tensorflow_estimator` runs without edits. Calling it twice is
+  harmless.
+
+  Returns:
+    The estimator_compat module.
+  """
+  package = sys.modules["estimator_compat"]
+  tf.estimator = package
+  tf.compat.v1.estimator = package
+  tf.compat.v2.estimator = package
+  sys.modules.setdefault("tensorflow.estimator", package)
+  sys.modules.setdefault("tensorflow_estimator", package)
+  return package
