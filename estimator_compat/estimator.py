@@ -70,8 +70,8 @@ class Estimator:
       raise TypeError(
           f"config must be an estimator RunConfig, got {type(config).__name__}."
           " Fix: tf.estimator.RunConfig(...).")
-    params = copy.deepcopy(params or {})
     check_model_fn(model_fn, params)
+    params = copy.deepcopy(params or {})
     if model_dir and config.model_dir and os.path.abspath(
         model_dir) != os.path.abspath(config.model_dir):
       raise ValueError(

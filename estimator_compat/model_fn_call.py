@@ -23,7 +23,8 @@ class ModelSetup:
   warm_start: Optional[Any] = None
 
 
-def check_model_fn(model_fn: Callable[..., Any], params: dict) -> None:
+def check_model_fn(model_fn: Callable[..., Any],
+                   params: Optional[dict]) -> None:
   """Validates a model_fn's signature when the Estimator is built.
 
   Raises:
@@ -44,7 +45,7 @@ def check_model_fn(model_fn: Callable[..., Any], params: dict) -> None:
         f"model_fn takes unknown argument(s) {unknown}; it may take only "
         f"{list(_MODEL_FN_ARGS)}. Fix: bind extra values with "
         "functools.partial or pass them in params.")
-  if params and "params" not in args:
+  if params is not None and "params" not in args:
     raise ValueError(
         "Estimator was given params but model_fn does not take a 'params' "
         "argument. Fix: add `params` to the model_fn signature.")

@@ -1,0 +1,160 @@
+"""Records, or replays, a legacy program's results with the public Estimator API.
+
+The same code runs on TF 2.15 + tensorflow-estimator (to record goldens) and on
+TF 2.21 + estimator_compat (to replay them), so both sides do exactly the
+same calls. A golden directory holds:
+
+  ckpt0/           model.ckpt-0 the recorded run started from (+ `checkpoint`)
+  results.json     model_dir layout, variable names/shapes, eval metrics,
+                   hook observations, TensorFlow version
+  variables.npz    final variable values
+  predictions.npz  predictions on fixed inputs, stacked per key
+
+Usage (recording; see tools/record_goldens.sh):
+  python -m migration.golden_recorder --program mlp --out tests/goldens/mlp
+"""
+
+import argparse
+import glob
+import importlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+PROGRAM_PACKAGE = "tests.golden_programs"
+
+
+def _tf_with_estimator():
+  """Imports TensorFlow with a tf.estimator: the real one or ours."""
+  try:
+    import tensorflow_estimator  # noqa: F401  pylint: disable=unused-import
+    import tensorflow as tf
+    if hasattr(tf, "estimator") and hasattr(tf.estimator, "Estimator"):
+      return tf
+  except ImportError:
+    pass
+  import estimator_compat  # pylint: disable=g-import-not-at-top
+  estimator_compat.install()
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top,reimported
+  return tf
+
+
+def _layout(model_dir: str):
+  names = []
+  for path in sorted(glob.glob(os.path.join(model_dir, "**", "*"),
+                               recursive=True)):
+    if os.path.isdir(path):
+      continue
+    name = os.path.relpath(path, model_dir)
+    names.append(re.sub(r"events\.out\.tfevents\..*", "events.out.tfevents.*",
+                        name))
+  return sorted(set(names))
+
+
+def _jsonable(value: Any) -> Any:
+  if isinstance(value, dict):
+    return {str(k): _jsonable(v) for k, v in value.items()}
+  if isinstance(value, (list, tuple)):
+    return [_jsonable(v) for v in value]
+  if isinstance(value, np.ndarray):
+    return value.tolist()
+  if isinstance(value, np.generic):
+    return value.item()
+  return value
+
+
+def _stack_predictions(predictions):
+  if not predictions:
+    return {}
+  if isinstance(predictions[0], dict):
+    return {key: np.stack([p[key] for p in predictions])
+            for key in predictions[0]}
+  return {"predictions": np.stack(predictions)}
+
+
+def run_program(name: str, model_dir: str,
+                start_checkpoint_dir: Optional[str] = None) -> Dict[str, Any]:
+  """Trains, evaluates and predicts with program `name` in `model_dir`.
+
+  Args:
+    name: module name under tests/golden_programs.
+    model_dir: an empty or missing directory.
+    start_checkpoint_dir: a golden's ckpt0/ to start from (replay), or None
+      to start from a fresh initialization (record).
+
+  Returns:
+    dict with 'results' (JSON-able), 'variables' and 'predictions' (arrays).
+  """
+  tf = _tf_with_estimator()
+  program = importlib.import_module(f"{PROGRAM_PACKAGE}.{name}")
+  if start_checkpoint_dir:
+    os.makedirs(model_dir, exist_ok=True)
+    for path in glob.glob(os.path.join(start_checkpoint_dir, "*")):
+      shutil.copy(path, model_dir)
+  estimator = tf.estimator.Estimator(
+      model_fn=program.model_fn, model_dir=model_dir,
+      config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
+  hooks = program.train_hooks() if hasattr(program, "train_hooks") else None
+  listeners = (program.saving_listeners()
+               if hasattr(program, "saving_listeners") else None)
+  estimator.train(program.train_input_fn, hooks=hooks,
+                  steps=program.TRAIN_STEPS, saving_listeners=listeners)
+  checkpoint = estimator.latest_checkpoint()
+  variables = {name: estimator.get_variable_value(name)
+               for name in estimator.get_variable_names()}
+  metrics = estimator.evaluate(program.eval_input_fn)
+  predictions = list(estimator.predict(program.predict_input_fn))
+  results = {
+      "tensorflow_version": tf.__version__,
+      "model_dir_layout": _layout(model_dir),
+      "latest_checkpoint": os.path.basename(checkpoint),
+      "variables": {name: list(np.shape(value))
+                    for name, value in sorted(variables.items())},
+      "eval_metrics": _jsonable(metrics),
+      "observations": _jsonable(program.observations()
+                                if hasattr(program, "observations") else {}),
+  }
+  return {"results": results, "variables": variables,
+          "predictions": _stack_predictions(predictions)}
+
+
+def record(name: str, out_dir: str) -> None:
+  """Runs program `name` from scratch and writes its golden to `out_dir`."""
+  model_dir = tempfile.mkdtemp(prefix=f"golden_{name}_")
+  run = run_program(name, model_dir)
+  if os.path.exists(out_dir):
+    shutil.rmtree(out_dir)
+  ckpt0 = os.path.join(out_dir, "ckpt0")
+  os.makedirs(ckpt0)
+  for path in glob.glob(os.path.join(model_dir, "model.ckpt-0.*")):
+    if not path.endswith(".meta"):
+      shutil.copy(path, ckpt0)
+  with open(os.path.join(ckpt0, "checkpoint"), "w") as f:
+    f.write('model_checkpoint_path: "model.ckpt-0"\n'
+            'all_model_checkpoint_paths: "model.ckpt-0"\n')
+  with open(os.path.join(out_dir, "results.json"), "w") as f:
+    json.dump(run["results"], f, indent=1, sort_keys=True)
+  np.savez(os.path.join(out_dir, "variables.npz"), **run["variables"])
+  np.savez(os.path.join(out_dir, "predictions.npz"), **run["predictions"])
+  shutil.rmtree(model_dir)
+
+
+def main(argv=None) -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--program", required=True,
+                      help="module name under tests/golden_programs")
+  parser.add_argument("--out", required=True, help="golden directory to write")
+  args = parser.parse_args(argv)
+  record(args.program, args.out)
+  print(f"recorded {args.program} -> {args.out}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

@@ -1,0 +1,14 @@
+"""Test setup: estimator_compat first, so tf.keras resolves to tf-keras."""
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import estimator_compat  # noqa: E402,F401  pylint: disable=g-import-not-at-top
+import pytest  # noqa: E402  pylint: disable=g-import-not-at-top
+
+
+@pytest.fixture(autouse=True)
+def _no_tf_config(monkeypatch):
+  """Tests start without a TF_CONFIG unless they set one."""
+  monkeypatch.delenv("TF_CONFIG", raising=False)
