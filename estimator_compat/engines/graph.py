@@ -12,6 +12,9 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.training import training_util
+
 from estimator_compat import checkpoints
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
@@ -34,6 +37,8 @@ class _ModeGraph:
     with self.graph.as_default():
       _v1.set_random_seed(setup.config.tf_random_seed)
       self.global_step = _v1.train.get_or_create_global_step()
+      if mode == ModeKeys.TRAIN:  # As the Estimator: hooks read this tensor.
+        training_util._get_or_create_global_step_read(self.graph)  # pylint: disable=protected-access
       features, labels, self.input_hooks = call_input_fn(setup, input_fn, mode)
       if mode == ModeKeys.PREDICT:
         labels = None

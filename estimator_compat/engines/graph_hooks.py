@@ -2,6 +2,8 @@
 
 import tensorflow as tf
 from absl import logging
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.training import training_util
 
 from estimator_compat.hooks import SessionRunArgs, SessionRunHook
 
@@ -22,8 +24,12 @@ class GlobalStepGuardHook(SessionRunHook):
 
   def begin(self):
     self._global_step = tf.compat.v1.train.get_global_step()
-    self._increment = tf.compat.v1.assign_add(self._global_step, 1,
-                                              name="global_step_guard")
+    # The standard hooks read the step through this tensor; ordering the
+    # increment after it keeps their reads consistent (no stale-step races).
+    read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+    with tf.control_dependencies([read]):
+      self._increment = tf.compat.v1.assign_add(self._global_step, 1,
+                                                name="global_step_guard")
 
   def after_create_session(self, session, coord):
     del coord

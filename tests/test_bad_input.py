@@ -1,0 +1,191 @@
+"""Bad input fails fast with the problem and the fix, and writes nothing."""
+
+import json
+import os
+
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from tests import models
+
+
+def _spec_fn(**drop):
+  """A model_fn whose TRAIN spec lacks the fields named in `drop`."""
+  def model_fn(features, labels, mode, params):
+    spec = models.classifier_fn(features, labels, mode, params)
+    fields = dict(mode=mode, predictions=spec.predictions, loss=spec.loss,
+                  train_op=spec.train_op)
+    for name in drop:
+      fields[name] = None
+    return tfe.EstimatorSpec(**fields)
+  return model_fn
+
+
+def _assert_nothing_written(model_dir):
+  assert models.checkpoint_files(str(model_dir)) == []
+  assert not os.path.exists(os.path.join(str(model_dir), "checkpoint"))
+
+
+def test_non_scalar_loss(tmp_path):
+  def model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features["x"], models.CLASSES)
+    loss = tf.keras.losses.sparse_categorical_crossentropy(
+        labels, logits, from_logits=True)  # per-example: shape (None,)
+    train_op = tf.compat.v1.train.AdamOptimizer().minimize(loss)
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match=r"loss must be a scalar.*shape \(None,\)"
+                     r".*Fix: reduce it"):
+    est.train(models.input_fn(), steps=2)
+  _assert_nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("returned", ["data/train.csv", 3.5, ["a", "b", "c"]])
+def test_input_fn_returning_something_else(tmp_path, returned):
+  est = models.estimator(tmp_path)
+  with pytest.raises(TypeError, match="must return a tf.data.Dataset"):
+    est.train(lambda: returned, steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_input_fn_result_passed_instead_of_input_fn(tmp_path):
+  est = models.estimator(tmp_path)
+  with pytest.raises(TypeError, match="pass the function itself"):
+    est.train(tf.data.Dataset.range(3), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_tf_config_not_json(tmp_path, monkeypatch):
+  monkeypatch.setenv("TF_CONFIG", "{cluster: chief}")
+  with pytest.raises(ValueError, match="TF_CONFIG is not valid JSON.*Fix"):
+    models.estimator(tmp_path).train(models.input_fn(), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_cluster_without_chief(tmp_path, monkeypatch):
+  monkeypatch.setenv("TF_CONFIG", json.dumps({
+      "cluster": {"worker": ["localhost:1", "localhost:2"]},
+      "task": {"type": "worker", "index": 0}}))
+  with pytest.raises(ValueError, match="exactly one 'chief'.*Fix: add"):
+    models.estimator(tmp_path).train(models.input_fn(), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_task_index_out_of_range(tmp_path, monkeypatch):
+  monkeypatch.setenv("TF_CONFIG", json.dumps({
+      "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"]},
+      "task": {"type": "worker", "index": 3}}))
+  with pytest.raises(ValueError, match="index 3 is out of range.*0..0"):
+    models.estimator(tmp_path).train(models.input_fn(), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("missing,message", [
+    ("train_op", "missing `train_op`"),
+    ("loss", "missing `loss`"),
+])
+def test_train_spec_missing_field(tmp_path, missing, message):
+  est = models.estimator(tmp_path, model_fn=_spec_fn(**{missing: True}))
+  with pytest.raises(ValueError, match=message + ".*Fix"):
+    est.train(models.input_fn(), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_predict_spec_missing_predictions(tmp_path):
+  est = models.estimator(tmp_path)
+  est.train(models.input_fn(), steps=1)
+  before = models.checkpoint_files(str(tmp_path))
+
+  def model_fn(features, labels, mode, params):
+    spec = models.classifier_fn(features, labels, mode, params)
+    return tfe.EstimatorSpec(mode, loss=spec.loss if spec.loss is not None
+                             else None)
+
+  broken = models.estimator(tmp_path, model_fn=model_fn)
+  with pytest.raises(ValueError, match="missing `predictions`.*Fix"):
+    list(broken.predict(models.input_fn(num_epochs=1, labels=False)))
+  assert models.checkpoint_files(str(tmp_path)) == before
+
+
+def test_model_fn_returning_no_estimator_spec(tmp_path):
+  def model_fn(features, labels, mode):
+    return {"loss": tf.reduce_mean(features["x"])}
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  with pytest.raises(TypeError, match="must return an EstimatorSpec, got dict"
+                     ".*Fix"):
+    est.train(models.input_fn(), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_model_fn_without_labels_argument(tmp_path):
+  def model_fn(features, mode):
+    raise AssertionError("must not be called")
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match="does not take a 'labels' argument"):
+    est.train(models.input_fn(), steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+def test_params_without_params_argument(tmp_path):
+  def model_fn(features, labels, mode):
+    raise AssertionError("must not be called")
+
+  with pytest.raises(ValueError, match="does not take a 'params' argument"):
+    tfe.Estimator(model_fn, model_dir=str(tmp_path), params={"a": 1})
+
+
+def test_checkpoint_with_other_shapes_is_left_untouched(tmp_path):
+  est = models.estimator(tmp_path, params={"hidden": 4})
+  est.train(models.input_fn(), steps=3)
+  snapshot = {name: os.stat(tmp_path / name).st_mtime_ns
+              for name in os.listdir(tmp_path)}
+  with open(tmp_path / "checkpoint") as f:
+    checkpoint_state = f.read()
+  wider = models.estimator(tmp_path, params={"hidden": 6})
+  with pytest.raises(ValueError, match=r"'dense/kernel' with shape \[4, 4\].*"
+                     r"shape \[4, 6\].*Nothing was changed on disk.*Fix"):
+    wider.train(models.input_fn(), steps=3)
+  with pytest.raises(ValueError, match="'dense/kernel'"):
+    wider.evaluate(models.input_fn(num_epochs=1))
+  with pytest.raises(ValueError, match="'dense/kernel'"):
+    list(wider.predict(models.input_fn(num_epochs=1, labels=False)))
+  assert {name: os.stat(tmp_path / name).st_mtime_ns
+          for name in os.listdir(tmp_path)} == snapshot
+  with open(tmp_path / "checkpoint") as f:
+    assert f.read() == checkpoint_state
+  assert est.get_variable_value("global_step") == 3
+
+
+def test_checkpoint_missing_variables(tmp_path):
+  est = models.estimator(tmp_path)
+  est.train(models.input_fn(), steps=1)
+
+  def bigger_fn(features, labels, mode, params):
+    tf.compat.v1.get_variable("extra", [2])
+    return models.classifier_fn(features, labels, mode, params)
+
+  with pytest.raises(ValueError, match=r"lacks variable\(s\).*'extra'"):
+    models.estimator(tmp_path, model_fn=bigger_fn).train(models.input_fn(),
+                                                         steps=1)
+
+
+def test_saving_listeners_need_checkpoints(tmp_path):
+  est = models.estimator(tmp_path, save_checkpoints_secs=None,
+                         save_checkpoints_steps=None)
+  with pytest.raises(ValueError, match="checkpoints are disabled.*Fix"):
+    est.train(models.input_fn(), steps=1,
+              saving_listeners=[tfe.CheckpointSaverListener()])
+  _assert_nothing_written(tmp_path)
+
+
+def test_bad_hooks_and_config(tmp_path):
+  est = models.estimator(tmp_path)
+  with pytest.raises(TypeError, match="SessionRunHook"):
+    est.train(models.input_fn(), hooks=[lambda: None], steps=1)
+  with pytest.raises(TypeError, match="RunConfig"):
+    tfe.Estimator(models.classifier_fn, config={"model_dir": "x"})
+  _assert_nothing_written(tmp_path)
