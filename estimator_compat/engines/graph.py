@@ -170,10 +170,12 @@ def write_eval_summary(eval_dir: str, results: Dict[str, Any],
     else:
       logging.warning("Skipping summary for %s: not a scalar (%s).", key,
                       type(value).__name__)
+  # One cached writer per directory, as the Estimator: a new writer per call
+  # could reuse (and overwrite) an events file name within the same second.
   with tf.Graph().as_default():
-    writer = _v1.summary.FileWriter(eval_dir)
-    writer.add_summary(summary, global_step)
-    writer.close()
+    writer = _v1.summary.FileWriterCache.get(eval_dir)
+  writer.add_summary(summary, global_step)
+  writer.flush()
 
 
 def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],

@@ -1,0 +1,97 @@
+"""numpy_input_fn / pandas_input_fn: legacy arguments and batch order."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+
+
+def _batches(input_fn, limit=50):
+  """Runs a graph-mode input_fn to exhaustion (or `limit` batches)."""
+  out = []
+  with tf.Graph().as_default():
+    tensors = input_fn()
+    with tf.compat.v1.Session() as session:
+      for _ in range(limit):
+        try:
+          out.append(session.run(tensors))
+        except tf.errors.OutOfRangeError:
+          break
+  return out
+
+
+def test_unshuffled_batches_keep_legacy_order_across_epochs():
+  x = {"a": np.arange(5, dtype=np.float32)}
+  y = np.arange(5, dtype=np.int64) * 10
+  batches = _batches(tfe.inputs.numpy_input_fn(x, y, batch_size=2,
+                                               num_epochs=2, shuffle=False))
+  assert [list(f["a"]) for f, _ in batches] == [[0, 1], [2, 3], [4, 0],
+                                                [1, 2], [3, 4]]
+  assert [list(labels) for _, labels in batches][0] == [0, 10]
+
+
+def test_last_partial_batch_and_no_labels():
+  batches = _batches(tfe.inputs.numpy_input_fn(
+      {"a": np.arange(5)}, batch_size=4, num_epochs=1, shuffle=False))
+  assert [list(b["a"]) for b in batches] == [[0, 1, 2, 3], [4]]
+
+
+def test_repeat_forever_and_array_x_and_dict_y():
+  x = np.arange(6, dtype=np.float32).reshape(3, 2)
+  batches = _batches(tfe.inputs.numpy_input_fn(
+      x, {"t": np.arange(3)}, batch_size=2, num_epochs=None, shuffle=False),
+                     limit=7)
+  assert len(batches) == 7
+  features, labels = batches[1]
+  np.testing.assert_array_equal(features, [[4, 5], [0, 1]])
+  assert list(labels["t"]) == [2, 0]
+
+
+def test_shuffle_permutes_each_epoch_reproducibly_with_seed():
+  def run(seed):
+    with tf.Graph().as_default() as graph:
+      graph.seed = seed
+      tensors = tfe.inputs.numpy_input_fn({"a": np.arange(10)}, batch_size=10,
+                                          num_epochs=2, shuffle=True)()
+      with tf.compat.v1.Session() as session:
+        return [list(session.run(tensors)["a"]) for _ in range(2)]
+  first = run(7)
+  assert first == run(7)
+  assert all(sorted(epoch) == list(range(10)) for epoch in first)
+  assert first[0] != list(range(10))
+
+
+def test_eager_call_returns_dataset():
+  dataset = tfe.inputs.numpy_input_fn({"a": np.arange(3)}, np.arange(3),
+                                      batch_size=2, shuffle=False)()
+  assert isinstance(dataset, tf.data.Dataset)
+  assert [list(f["a"].numpy()) for f, _ in dataset] == [[0, 1], [2]]
+
+
+def test_numpy_input_fn_argument_errors():
+  with pytest.raises(ValueError, match="shuffle must be True or False"):
+    tfe.inputs.numpy_input_fn({"a": np.arange(3)})
+  with pytest.raises(ValueError, match="same number of rows"):
+    tfe.inputs.numpy_input_fn({"a": np.arange(3)}, np.arange(4), shuffle=False)
+  with pytest.raises(ValueError, match="appear in both x and y"):
+    tfe.inputs.numpy_input_fn({"a": np.arange(3)}, {"a": np.arange(3)},
+                              shuffle=False)
+
+
+def test_pandas_input_fn_drops_index_and_feeds_columns():
+  frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [4, 5, 6]},
+                       index=[10, 11, 12])
+  target = pd.Series([0, 1, 0], index=[10, 11, 12])
+  batches = _batches(tfe.inputs.pandas_input_fn(frame, target, batch_size=2,
+                                                shuffle=False))
+  features, labels = batches[0]
+  assert sorted(features) == ["a", "b"]
+  assert list(features["b"]) == [4, 5] and list(labels) == [0, 1]
+  assert len(batches) == 2
+  with pytest.raises(ValueError, match="target_column"):
+    tfe.inputs.pandas_input_fn(frame, target, shuffle=False,
+                               target_column="a")
+  with pytest.raises(TypeError, match="DataFrame"):
+    tfe.inputs.pandas_input_fn({"a": [1]}, shuffle=False)
