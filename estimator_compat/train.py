@@ -1,0 +1,138 @@
+r"""Trains and evaluates any legacy model_fn with an input_fn.
+
+  python -m estimator_compat.train \
+      --model_fn=my_pkg.model:model_fn --input_fn=my_pkg.data:input_fn \
+      --model_dir=/tmp/run1 --train_steps=2000 --params='{"hidden": 64}'
+
+Without flags it trains the embedded demo (the seed document's model) in a
+new temporary model_dir. The input_fn may take `mode`, so one function can
+serve training (repeated, shuffled) and evaluation (one pass). Training
+resumes from the newest checkpoint in --model_dir; --train_steps is the
+global step to reach (max_steps), so re-running a finished job only
+evaluates.
+"""
+
+import importlib
+import json
+import os
+import sys
+import tempfile
+from typing import Any, Callable
+
+from absl import app
+from absl import flags
+from absl import logging
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string(
+    "model_fn", "estimator_compat.demo_model:model_fn",
+    "The legacy model_fn, as module:function (the module must be importable).")
+flags.DEFINE_string(
+    "input_fn", "estimator_compat.demo_model:input_fn",
+    "The training input_fn, as module:function. It may take mode, params, "
+    "config and return a Dataset, (features, labels) or features.")
+flags.DEFINE_string(
+    "eval_input_fn", None,
+    "The evaluation input_fn, as module:function (default: --input_fn, "
+    "called with mode=eval).")
+flags.DEFINE_string(
+    "model_dir", None,
+    "Where checkpoints and summaries go; training resumes from it. Default: "
+    "a new temporary directory (printed).")
+flags.DEFINE_integer("train_steps", 1000,
+                     "Train until global_step reaches this (max_steps).",
+                     lower_bound=1)
+flags.DEFINE_integer("eval_steps", None,
+                     "Batches per evaluation (default: until the eval input "
+                     "ends).", lower_bound=1)
+flags.DEFINE_string("params", "{}",
+                    "Hyperparameters for model_fn and input_fn, as a JSON "
+                    "object, e.g. '{\"learning_rate\": 0.01}'.")
+flags.DEFINE_integer("tf_random_seed", None, "Graph-level random seed.")
+flags.DEFINE_integer("save_checkpoints_steps", None,
+                     "Save a checkpoint every N steps (default: every 600 s).",
+                     lower_bound=1)
+flags.DEFINE_integer("log_step_count_steps", 100,
+                     "Log loss and steps/sec every N steps.", lower_bound=1)
+flags.DEFINE_integer("throttle_secs", 600,
+                     "Evaluate after a checkpoint at most every N seconds; "
+                     "there is always a final evaluation.", lower_bound=0)
+
+
+def _validate_params(value: str) -> bool:
+  try:
+    return isinstance(json.loads(value), dict)
+  except json.JSONDecodeError:
+    return False
+
+
+flags.register_validator(
+    "params", _validate_params,
+    message="--params must be a JSON object, e.g. --params='{\"hidden\": 64}'.")
+
+
+def load_callable(spec: str, flag: str) -> Callable[..., Any]:
+  """Imports `module:attribute` and returns the callable it names.
+
+  Raises:
+    app.UsageError: the spec is malformed, the module or attribute is missing,
+      or the attribute is not callable.
+  """
+  module_name, sep, attribute = spec.partition(":")
+  if not sep or not module_name or not attribute:
+    raise app.UsageError(
+        f"--{flag}={spec!r} must look like package.module:function.")
+  try:
+    module = importlib.import_module(module_name)
+  except ImportError as e:
+    raise app.UsageError(
+        f"--{flag}: cannot import module {module_name!r} ({e}). Fix: run "
+        "from the directory that holds it, or add it to PYTHONPATH.") from e
+  target = getattr(module, attribute, None)
+  if not callable(target):
+    raise app.UsageError(
+        f"--{flag}: {module_name} has no callable named {attribute!r}.")
+  return target
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  # Imported here so that --help works without loading TensorFlow.
+  import estimator_compat as tfe  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  logging.set_verbosity(logging.INFO)
+  tf.get_logger().propagate = False  # TF logs once, not again through absl.
+  tfe.install()  # Legacy modules refer to tf.estimator.
+  model_fn = load_callable(FLAGS.model_fn, "model_fn")
+  train_input_fn = load_callable(FLAGS.input_fn, "input_fn")
+  eval_input_fn = (load_callable(FLAGS.eval_input_fn, "eval_input_fn")
+                   if FLAGS.eval_input_fn else train_input_fn)
+  model_dir = FLAGS.model_dir or tempfile.mkdtemp(prefix="estimator_compat_")
+  logging.info("model_dir: %s", model_dir)
+  config = tfe.RunConfig(
+      model_dir=model_dir, tf_random_seed=FLAGS.tf_random_seed,
+      log_step_count_steps=FLAGS.log_step_count_steps,
+      **({"save_checkpoints_steps": FLAGS.save_checkpoints_steps}
+         if FLAGS.save_checkpoints_steps else {}))
+  estimator = tfe.Estimator(model_fn, config=config,
+                            params=json.loads(FLAGS.params))
+  metrics, _ = tfe.train_and_evaluate(
+      estimator,
+      tfe.TrainSpec(train_input_fn, max_steps=FLAGS.train_steps),
+      tfe.EvalSpec(eval_input_fn, steps=FLAGS.eval_steps,
+                   throttle_secs=FLAGS.throttle_secs))
+  summary = {key: float(value) for key, value in sorted(metrics.items())}
+  print(f"model_dir: {os.path.abspath(model_dir)}")
+  print("final evaluation: " + json.dumps(summary))
+  return 0
+
+
+def run():
+  """Console-script entry point (estimator-compat-train)."""
+  app.run(main)
+
+
+if __name__ == "__main__":
+  sys.exit(run())

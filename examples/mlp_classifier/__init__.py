@@ -1,0 +1,1 @@
+"""An MLP classifier written as legacy Estimator code, with an absl binary."""
