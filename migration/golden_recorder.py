@@ -124,6 +124,21 @@ def run_program(name: str, model_dir: str,
           "predictions": _stack_predictions(predictions)}
 
 
+def train_in(name: str, model_dir: str, steps: int) -> int:
+  """Trains program `name` `steps` more steps in model_dir; returns the step.
+
+  Used to show that a model_dir moves between the real Estimator and this one
+  (tools/cross_resume_check.sh).
+  """
+  tf = _tf_with_estimator()
+  program = importlib.import_module(f"{PROGRAM_PACKAGE}.{name}")
+  estimator = tf.estimator.Estimator(
+      model_fn=program.model_fn, model_dir=model_dir,
+      config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
+  estimator.train(program.train_input_fn, steps=steps)
+  return int(estimator.get_variable_value("global_step"))
+
+
 def record(name: str, out_dir: str) -> None:
   """Runs program `name` from scratch and writes its golden to `out_dir`."""
   model_dir = tempfile.mkdtemp(prefix=f"golden_{name}_")
@@ -149,8 +164,17 @@ def main(argv=None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--program", required=True,
                       help="module name under tests/golden_programs")
-  parser.add_argument("--out", required=True, help="golden directory to write")
+  parser.add_argument("--out", help="golden directory to write")
+  parser.add_argument("--train_in", help="instead: train more in this "
+                      "model_dir and print the global step reached")
+  parser.add_argument("--steps", type=int, default=10)
   args = parser.parse_args(argv)
+  if args.train_in:
+    step = train_in(args.program, args.train_in, args.steps)
+    print(f"global_step={step}")
+    return 0
+  if not args.out:
+    parser.error("--out or --train_in is required")
   record(args.program, args.out)
   print(f"recorded {args.program} -> {args.out}")
   return 0

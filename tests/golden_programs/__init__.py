@@ -5,4 +5,4 @@ Each module is plain legacy code: it uses `tf.estimator` and
 `estimator_compat.install()`, on TF 2.21.
 """
 
-NAMES = ("mlp", "feature_columns", "batch_norm", "hooks")
+NAMES = ("mlp", "feature_columns", "batch_norm", "hooks", "seed")

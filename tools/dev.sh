@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The two README commands:
+#   tools/dev.sh run [FLAGS...]   set up .venv, then train + evaluate the demo
+#                                 (or any model: python -m estimator_compat.train --helpfull)
+#   tools/dev.sh test             set up .venv, then run every test: pytest
+#                                 (slow multi-process ones included) and bazel test //...
+# Setup is idempotent: a second call only re-installs when setup.py changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+setup() {
+  local py
+  py=$(command -v python3.11 || command -v python3)
+  if [ ! -x .venv/bin/python ]; then
+    "$py" -m venv .venv
+  fi
+  local stamp=.venv/.estimator_compat_installed
+  local want
+  want=$(sha1sum setup.py | cut -d' ' -f1)
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[test]"
+    echo "$want" > "$stamp"
+  fi
+}
+
+ensure_bazel() {
+  if command -v bazel >/dev/null && [ -d /usr/src/bazel-bootstrap/mock_repos ]; then
+    return
+  fi
+  # Debian's offline-capable Bazel 4.2.3 and the mock repos .bazelrc points at.
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q bazel-bootstrap bazel-bootstrap-source >/dev/null
+  else
+    sudo apt-get update -q >/dev/null
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q bazel-bootstrap bazel-bootstrap-source >/dev/null
+  fi
+}
+
+export TF_CPP_MIN_LOG_LEVEL="${TF_CPP_MIN_LOG_LEVEL:-2}"
+cmd="${1:-}"
+shift || true
+case "$cmd" in
+  run)
+    setup
+    exec .venv/bin/python -m estimator_compat.train "$@"
+    ;;
+  test)
+    setup
+    .venv/bin/python -m pytest -q "$@"
+    ensure_bazel
+    # py_test runs the python3 on PATH: the project's virtualenv.
+    PATH="$PWD/.venv/bin:$PATH" bazel test //...
+    ;;
+  *)
+    echo "usage: tools/dev.sh run [binary flags...] | tools/dev.sh test [pytest args...]" >&2
+    exit 2
+    ;;
+esac
