@@ -26,7 +26,7 @@ def _saved_name_and_shape(variable: tf.Variable):
   info = getattr(variable, "_save_slice_info", None)
   if info is not None:
     return info.full_name, list(info.full_shape)
-  return variable.op.name, variable.shape.as_list()
+  return variable.name.split(":")[0], variable.shape.as_list()
 
 
 def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable]) -> None:

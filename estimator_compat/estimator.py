@@ -16,6 +16,7 @@ from absl import logging
 
 from estimator_compat import checkpoints
 from estimator_compat import warm_starting
+from estimator_compat.engines import get_engine
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
@@ -98,6 +99,9 @@ class Estimator:
   params = property(lambda self: copy.deepcopy(self._params))
   model_fn = property(lambda self: self._model_fn)
 
+  def _engine(self):
+    return get_engine(self._config.engine)
+
   def latest_checkpoint(self) -> Optional[str]:
     """Path of the newest checkpoint in model_dir, or None."""
     return checkpoints.latest_checkpoint(self._model_dir)
@@ -157,8 +161,8 @@ class Estimator:
       if start >= max_steps:
         logging.info("Skipping training since max_steps has already saved.")
         return self
-    graph_engine.train(self._setup, input_fn, hooks, steps, max_steps,
-                       list(saving_listeners or []))
+    self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
+                         list(saving_listeners or []))
     return self
 
   def evaluate(self,
@@ -176,8 +180,8 @@ class Estimator:
     _check_positive("steps", steps)
     hooks = _check_hooks(hooks, "evaluate")
     checkpoint_path = checkpoint_path or self.latest_checkpoint()
-    results = graph_engine.evaluate(self._setup, input_fn, steps, hooks,
-                                    checkpoint_path)
+    results = self._engine().evaluate(self._setup, input_fn, steps, hooks,
+                                      checkpoint_path)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
                                     int(results["global_step"]))
     logging.info("Saving dict for global step %d: %s",
@@ -202,5 +206,6 @@ class Estimator:
       raise ValueError(
           f"Could not find trained model in model_dir: {self._model_dir}. "
           "Fix: train first, or pass checkpoint_path.")
-    yield from graph_engine.predict(self._setup, input_fn, predict_keys, hooks,
-                                    checkpoint_path, yield_single_examples)
+    yield from self._engine().predict(self._setup, input_fn, predict_keys,
+                                      hooks, checkpoint_path,
+                                      yield_single_examples)

@@ -7,6 +7,8 @@ from typing import Any, Mapping, Optional
 
 import tensorflow as tf
 
+from estimator_compat.engines import resolve_engine_name
+
 
 class TaskType:
   """Task names a TF_CONFIG cluster may hold."""
@@ -27,7 +29,8 @@ _FIELDS = ("model_dir", "tf_random_seed", "save_summary_steps",
            "log_step_count_steps", "train_distribute", "device_fn", "protocol",
            "eval_distribute", "experimental_distribute",
            "experimental_max_worker_delay_secs",
-           "session_creation_timeout_secs", "checkpoint_save_graph_def")
+           "session_creation_timeout_secs", "checkpoint_save_graph_def",
+           "engine")
 
 
 def _tf_config_from_env() -> dict:
@@ -158,7 +161,8 @@ class RunConfig:
                experimental_distribute: Any = None,
                experimental_max_worker_delay_secs: Optional[int] = None,
                session_creation_timeout_secs: int = 7200,
-               checkpoint_save_graph_def: bool = True):
+               checkpoint_save_graph_def: bool = True,
+               engine: Optional[str] = None):
     if (save_checkpoints_steps not in (None, _USE_DEFAULT) and
         save_checkpoints_secs not in (None, _USE_DEFAULT)):
       raise ValueError(
@@ -212,6 +216,10 @@ class RunConfig:
         experimental_max_worker_delay_secs)
     self._session_creation_timeout_secs = session_creation_timeout_secs
     self._checkpoint_save_graph_def = checkpoint_save_graph_def
+    # Extension: which engine runs each mode ("graph" or "function"); None
+    # means $ESTIMATOR_COMPAT_ENGINE, else the default.
+    self._engine = engine
+    resolve_engine_name(engine)
 
   # Legacy field properties.
   model_dir = property(lambda self: self._model_dir)
@@ -235,6 +243,11 @@ class RunConfig:
       lambda self: self._session_creation_timeout_secs)
   checkpoint_save_graph_def = property(
       lambda self: self._checkpoint_save_graph_def)
+
+  @property
+  def engine(self) -> str:
+    """The engine that runs each mode (an extension of the legacy API)."""
+    return resolve_engine_name(self._engine)
 
   # TF_CONFIG properties.
   cluster_spec = property(lambda self: self._cluster.cluster_spec)

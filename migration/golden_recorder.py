@@ -93,6 +93,8 @@ def run_program(name: str, model_dir: str,
   """
   tf = _tf_with_estimator()
   program = importlib.import_module(f"{PROGRAM_PACKAGE}.{name}")
+  if hasattr(program, "reset"):
+    program.reset()
   if start_checkpoint_dir:
     os.makedirs(model_dir, exist_ok=True)
     for path in glob.glob(os.path.join(start_checkpoint_dir, "*")):

@@ -12,3 +12,10 @@ import pytest  # noqa: E402  pylint: disable=g-import-not-at-top
 def _no_tf_config(monkeypatch):
   """Tests start without a TF_CONFIG unless they set one."""
   monkeypatch.delenv("TF_CONFIG", raising=False)
+
+
+@pytest.fixture(params=["graph", "function"])
+def engine(request, monkeypatch):
+  """Runs a test once per engine (through $ESTIMATOR_COMPAT_ENGINE)."""
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
+  return request.param

@@ -9,6 +9,8 @@ import tensorflow as tf
 import estimator_compat as tfe
 from tests import models
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 def _spec_fn(**drop):
   """A model_fn whose TRAIN spec lacks the fields named in `drop`."""

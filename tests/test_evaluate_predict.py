@@ -7,6 +7,8 @@ import tensorflow as tf
 import estimator_compat as tfe
 from tests import models
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 @pytest.fixture(name="trained")
 def _trained(tmp_path):

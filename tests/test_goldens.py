@@ -16,6 +16,8 @@ import pytest
 from migration import golden_recorder
 from tests.golden_programs import NAMES
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 GOLDENS = os.path.join(os.path.dirname(__file__), "goldens")
 RTOL, ATOL = 1e-3, 1e-5
 

@@ -10,6 +10,8 @@ import tensorflow as tf
 import estimator_compat as tfe
 from tests import models
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 def test_steps_add_to_restored_step(tmp_path):
   est = models.estimator(tmp_path)

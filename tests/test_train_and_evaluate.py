@@ -7,6 +7,8 @@ import pytest
 import estimator_compat as tfe
 from tests import models
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 class _RecordingExporter(tfe.Exporter):
 

@@ -1,9 +1,12 @@
 """warm_start_from: a path or WarmStartSettings, only into an empty model_dir."""
 
+import pytest
 import numpy as np
 
 import estimator_compat as tfe
 from tests import models
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 def _source(tmp_path):

@@ -76,6 +76,11 @@ def saving_listeners():
   return [_SaveRecorder()]
 
 
+def reset():
+  """Forgets what earlier runs in this process observed."""
+  _SEEN.update(losses=[], steps=[], saves=[], chief_begin=0)
+
+
 def observations():
   return {key: (list(value) if isinstance(value, list) else value)
           for key, value in _SEEN.items()}

@@ -1,0 +1,273 @@
+"""train / evaluate / predict on the function engine (one call of a mode)."""
+
+from typing import Any, Dict, Iterator, Optional, Sequence
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat import checkpoints
+from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function.session import (
+    _GRAPH_ENGINE_FIX, EagerSession, HookRunner, UnsupportedOnFunctionEngine,
+    to_numpy)
+from estimator_compat.engines.function.traced_model import LOSS, TracedModel
+from estimator_compat.fn_args import call_with_declared_args
+from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
+                                    StepCounterHook, StopAtStepHook,
+                                    SummarySaverHook)
+from estimator_compat.input_adapter import _ALLOWED
+from estimator_compat.mode_keys import ModeKeys
+from estimator_compat.model_fn_call import ModelSetup
+
+_GUARD_WARNING = (
+    "train_op did not increase global_step, so training would never reach "
+    "`steps`/`max_steps` (the legacy Estimator hung here). estimator_compat "
+    "now increments global_step after each step. Fix your model_fn: "
+    "optimizer.minimize(loss, global_step="
+    "tf.compat.v1.train.get_global_step()).")
+
+
+def make_dataset(setup: ModelSetup, input_fn, mode: str) -> tf.data.Dataset:
+  """Calls input_fn eagerly; returns a Dataset of its batches."""
+  if not callable(input_fn):
+    raise TypeError(
+        f"input_fn must be a callable that returns the input, got "
+        f"{type(input_fn).__name__}. Fix: pass the function itself, not its "
+        "result (input_fn=train_input_fn, not train_input_fn()).")
+  with tf.device("/cpu:0"):
+    result = call_with_declared_args(
+        input_fn, {"mode": mode, "params": setup.params,
+                   "config": setup.config, "input_context": None})
+  if isinstance(result, tf.data.Dataset):
+    return result
+  if isinstance(result, (tuple, list)) and len(result) == 2:
+    result = tuple(result)
+  elif not (isinstance(result, dict) or tf.is_tensor(result)):
+    raise TypeError(
+        f"{getattr(input_fn, '__name__', 'input_fn')} returned "
+        f"{type(result).__name__} ({str(result)[:60]!r}); it must return "
+        f"{_ALLOWED}. Fix: return e.g. "
+        "tf.data.Dataset.from_tensor_slices((features, labels)).batch(32).")
+  # Tensors: the same batch at every step, as a graph evaluated them.
+  return tf.data.Dataset.from_tensors(result).repeat()
+
+
+class _StepCounterHook(StepCounterHook):
+  """StepCounterHook for an eager global_step (which has no `.op`)."""
+
+  def begin(self):
+    if self._summary_writer is None and self._output_dir:
+      self._summary_writer = tf.compat.v1.summary.FileWriterCache.get(
+          self._output_dir)
+    self._global_step_tensor = tf.compat.v1.get_default_graph().get_tensor_by_name(
+        model_read_name(tf.compat.v1.get_default_graph()))
+    self._summary_tag = "global_step/sec"
+
+
+def _session(model: TracedModel) -> EagerSession:
+  variables = model.capture.by_name()
+  global_step = variables["global_step"]
+
+  def read(item):
+    if isinstance(item, str):
+      item = model.graph.as_graph_element(item)
+    if isinstance(item, tf.Variable):
+      return item.numpy()
+    if isinstance(item, tf.Operation):
+      return None
+    if getattr(item, "name", None) == model.read_tensor_name or (
+        getattr(item, "name", None) == global_step.name):
+      return global_step.numpy()
+    raise UnsupportedOnFunctionEngine(
+        f"A hook called session.run({item!r}); on the function engine a "
+        "hook's session can read variables and the global step only. "
+        f"{_GRAPH_ENGINE_FIX}")
+
+  return EagerSession(model.graph, read)
+
+
+def _run_steps(model: TracedModel, runner: HookRunner, iterator,
+               after_step=None, before_hooks=None) -> Optional[float]:
+  """The step loop shared by train and evaluate; returns the last loss.
+
+  `before_hooks()` runs after each step, before the hooks' after_run (the
+  global-step guard, so that StopAtStepHook sees the advanced step);
+  `after_step(values)` runs after them and returns True to stop.
+  """
+  variables = model.capture.by_name()
+  loss = None
+  while not runner.stop_requested:
+    element = next(iterator, None)
+    if element is None:
+      break
+    keys = runner.before_run(model.graph, {})
+    outputs = model.step(element, keys)
+    values = {key: to_numpy(value) for key, value in outputs.items()}
+    for key in keys:
+      if key.startswith("var:"):
+        values[key] = variables[key[4:].split(":")[0]].numpy()
+    loss = values.get(LOSS)
+    if before_hooks is not None:
+      before_hooks()
+    runner.after_run(values)
+    if after_step is not None and after_step(values):
+      break
+  return loss
+
+
+def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+          steps: Optional[int], max_steps: Optional[int],
+          saving_listeners: Sequence[Any]) -> Optional[float]:
+  """Trains until steps/max_steps or the end of input; returns last loss."""
+  config = setup.config
+  dataset = make_dataset(setup, input_fn, ModeKeys.TRAIN)
+  hook_holder = {}
+
+  def build(spec):
+    tf.compat.v1.summary.scalar("loss", spec.loss)
+    merged = tf.compat.v1.summary.merge_all()
+    graph = tf.compat.v1.get_default_graph()
+    read = graph.get_tensor_by_name(model_read_name(graph))
+    own = [NanTensorHook(spec.loss),
+           LoggingTensorHook({"loss": spec.loss, "step": read},
+                             every_n_iter=config.log_step_count_steps)]
+    if config.is_chief and config.log_step_count_steps:
+      own.append(_StepCounterHook(every_n_steps=config.log_step_count_steps,
+                                 output_dir=setup.model_dir))
+    if config.is_chief and config.save_summary_steps and merged is not None:
+      own.append(SummarySaverHook(save_steps=config.save_summary_steps,
+                                  output_dir=setup.model_dir,
+                                  summary_op=merged))
+    all_hooks = own + list(hooks) + list(spec.training_hooks)
+    if steps is not None or max_steps is not None:
+      all_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    if config.is_chief:
+      all_hooks = list(spec.training_chief_hooks) + all_hooks
+    hook_holder["runner"] = HookRunner(all_hooks)
+    hook_holder["runner"].begin()
+    return {"__train_op__": spec.train_op}
+
+  model = TracedModel(setup, ModeKeys.TRAIN, dataset.element_spec, build)
+  runner = hook_holder["runner"]
+  variables = model.capture.saveable_by_name()
+  global_step = variables["global_step"]
+  checkpointing.restore_or_warm_start(
+      setup, variables, checkpoints.latest_checkpoint(setup.model_dir))
+  writer = checkpointing.CheckpointWriter(
+      setup, variables, global_step, model.graph, saving_listeners)
+  runner.after_create_session(_session(model))
+  writer.begin()
+  guard = {"start": int(global_step.numpy()), "checked": False, "fix": False}
+
+  def guard_global_step():
+    if guard["fix"]:
+      global_step.assign_add(1)
+    elif not guard["checked"]:
+      guard["checked"] = True
+      if int(global_step.numpy()) == guard["start"]:
+        logging.warning(_GUARD_WARNING)
+        guard["fix"] = True
+        global_step.assign_add(1)
+
+  def after_step(values):
+    del values
+    return writer.after_step(int(global_step.numpy()))
+
+  loss = _run_steps(model, runner, iter(dataset), after_step,
+                    before_hooks=guard_global_step)
+  writer.end()
+  runner.end()
+  logging.info("Loss for final step: %s.", loss)
+  return loss
+
+
+def model_read_name(graph: tf.Graph) -> str:
+  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
+  from tensorflow.python.training import training_util
+  return training_util._get_or_create_global_step_read(graph).name  # pylint: disable=protected-access
+
+
+def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
+             hooks: Sequence[Any],
+             checkpoint_path: Optional[str]) -> Dict[str, Any]:
+  """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
+  dataset = make_dataset(setup, input_fn, ModeKeys.EVAL)
+  hook_holder = {}
+
+  def build(spec):
+    values, update = graph_engine._metric_ops(spec)  # pylint: disable=protected-access
+    hook_holder["values"] = values
+    runner = HookRunner(list(hooks) + list(spec.evaluation_hooks))
+    hook_holder["runner"] = runner
+    runner.begin()
+    return {"__update__": update}
+
+  model = TracedModel(setup, ModeKeys.EVAL, dataset.element_spec, build)
+  variables = model.capture.saveable_by_name()
+  if checkpoint_path:
+    checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
+  else:
+    logging.info("Could not find trained model in model_dir: %s, running "
+                 "initialization to evaluate.", setup.model_dir)
+  runner = hook_holder["runner"]
+  runner.after_create_session(_session(model))
+  done = {"n": 0}
+
+  def after_step(values):
+    del values
+    done["n"] += 1
+    return steps is not None and done["n"] >= steps
+
+  _run_steps(model, runner, iter(dataset), after_step)
+  final = model.run_without_input(hook_holder["values"])
+  runner.end()
+  results = {key: to_numpy(value) for key, value in final.items()}
+  results["global_step"] = variables["global_step"].numpy()
+  return results
+
+
+def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
+            hooks: Sequence[Any], checkpoint_path: str,
+            yield_single_examples: bool) -> Iterator[Any]:
+  """Yields predictions of a checkpoint, per example or per batch."""
+  dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)
+  hook_holder = {}
+
+  def build(spec):
+    predictions = graph_engine._select_predictions(spec, predict_keys)  # pylint: disable=protected-access
+    runner = HookRunner(list(hooks) + list(spec.prediction_hooks))
+    hook_holder["runner"] = runner
+    runner.begin()
+    if isinstance(predictions, dict):
+      return {"prediction:" + k: v for k, v in predictions.items()}
+    return {"prediction": predictions}
+
+  features_spec = dataset.element_spec
+  if isinstance(features_spec, tuple) and len(features_spec) == 2:
+    dataset = dataset.map(lambda features, labels: features)
+  model = TracedModel(setup, ModeKeys.PREDICT, dataset.element_spec, build)
+  variables = model.capture.saveable_by_name()
+  checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
+  runner = hook_holder["runner"]
+  runner.after_create_session(_session(model))
+  iterator = iter(dataset)
+  while not runner.stop_requested:
+    element = next(iterator, None)
+    if element is None:
+      break
+    keys = runner.before_run(model.graph, {})
+    outputs_now = model.step(element, keys)
+    values = {key: to_numpy(value) for key, value in outputs_now.items()}
+    runner.after_run(values)
+    if "prediction" in values:
+      batch = values["prediction"]
+    else:
+      batch = {k[len("prediction:"):]: v for k, v in values.items()
+               if k.startswith("prediction:")}
+    if yield_single_examples:
+      yield from graph_engine._single_examples(batch)  # pylint: disable=protected-access
+    else:
+      yield batch
+  runner.end()

@@ -1,0 +1,140 @@
+"""Keeps TF1-style variables alive across tf.function traces.
+
+A legacy model_fn creates its variables every time it is called
+(`get_variable`, `tf.compat.v1.layers`, Keras layers, v1 optimizer slots,
+`global_step`, metric variables). Inside `tf.function` that fails: the
+function's own creator allows variables only on the first trace, the v1
+variable store is shared with the outer graph, and collections are dropped.
+`VariableCapture` answers each creation request itself: on the first trace it
+creates the variable eagerly (lifted out of the function) under its legacy
+name; on later traces it hands back the same object, matched by creation
+order and checked by name and shape. Each returned variable is registered in
+the trace's collections, so `minimize()`, `global_variables()` and
+`get_global_step()` see them as in a graph.
+"""
+
+import contextlib
+from typing import Dict, Iterator, List
+
+import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.ops import variable_scope
+
+_GraphKeys = tf.compat.v1.GraphKeys
+_EAGER_KWARGS = ("initial_value", "trainable", "validate_shape",
+                 "caching_device", "name", "dtype", "constraint",
+                 "synchronization", "aggregation", "shape")
+
+
+class VariableCapture:
+  """Creates a model's variables once and returns them on every trace."""
+
+  def __init__(self):
+    self._variables: List[tf.Variable] = []
+    self._built = False
+    self._next = 0
+    self._inside = False
+    self._local = set()
+
+  @property
+  def variables(self) -> List[tf.Variable]:
+    """Every captured variable, in creation order."""
+    return list(self._variables)
+
+  def by_name(self) -> Dict[str, tf.Variable]:
+    """Captured variables by legacy name (no ':0'), as checkpoints name them."""
+    return {v.name.split(":")[0]: v for v in self._variables}
+
+  def saveable_by_name(self) -> Dict[str, tf.Variable]:
+    """The variables a checkpoint holds: all but local (e.g. metric) ones."""
+    return {name: v for name, v in self.by_name().items()
+            if id(v) not in self._local}
+
+  @contextlib.contextmanager
+  def scope(self, seed=None) -> Iterator[None]:
+    """Wraps one trace of the model: fresh collections, store, creator."""
+    graph = tf.compat.v1.get_default_graph()
+    # Detach from the outer graph's lists (FuncGraph shares some of them),
+    # including the v1 scope store, whose counters make `dense_1` names.
+    keys = list(graph.get_all_collection_keys())
+    keys += [variable_scope._VARSCOPESTORE_KEY, variable_scope._VARSTORE_KEY]  # pylint: disable=protected-access
+    for key in keys:
+      graph.clear_collection(key)
+    graph.seed = seed
+    self._next = 0
+    with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
+      with tf.variable_creator_scope(self._creator):
+        yield
+    if self._built and self._next != len(self._variables):
+      raise ValueError(
+          f"model_fn created {self._next} variables in this trace but "
+          f"{len(self._variables)} in the first one. The function engine "
+          "needs a model_fn that builds the same variables on every call. "
+          "Fix: remove the condition around variable creation, or use the "
+          "graph engine (RunConfig(engine='graph')).")
+    self._built = True
+
+  def _creator(self, next_creator, **kwargs):
+    if self._inside:  # Our own eager creation below: let TensorFlow do it.
+      return next_creator(**kwargs)
+    if not self._built:
+      variable = self._create(kwargs)
+      self._variables.append(variable)
+      if _GraphKeys.LOCAL_VARIABLES in (kwargs.get("collections") or ()):
+        self._local.add(id(variable))
+    else:
+      variable = self._reuse(kwargs)
+    self._next += 1
+    self._register(variable, kwargs)
+    return variable
+
+  def _create(self, kwargs) -> tf.Variable:
+    initial_value = kwargs.get("initial_value")
+    if tf.is_tensor(initial_value) and not callable(initial_value) and (
+        not tf.executing_eagerly()) and hasattr(initial_value, "graph"):
+      raise ValueError(
+          f"Variable {kwargs.get('name')!r} is initialized from a tensor "
+          "computed inside model_fn, which cannot be lifted out of the step "
+          "function. Fix: pass an initializer (tf.compat.v1.get_variable("
+          "name, shape, initializer=...)) or use the graph engine "
+          "(RunConfig(engine='graph')).")
+    args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
+    self._inside = True
+    try:
+      with tf.init_scope():
+        return tf.Variable(**args)
+    finally:
+      self._inside = False
+
+  def _reuse(self, kwargs) -> tf.Variable:
+    if self._next >= len(self._variables):
+      raise ValueError(
+          f"model_fn created variable {kwargs.get('name')!r} that the first "
+          "trace did not create. The function engine needs a model_fn that "
+          "builds the same variables on every call. Fix: build them "
+          "unconditionally, or use the graph engine "
+          "(RunConfig(engine='graph')).")
+    variable = self._variables[self._next]
+    wanted = kwargs.get("name")
+    base = variable.name.split(":")[0]
+    wanted = None if wanted is None else str(wanted).split(":")[0].rstrip("/")
+    if wanted and not base.endswith(wanted):
+      raise ValueError(
+          f"model_fn created variables in another order than on its first "
+          f"trace: expected {base!r}, got {wanted!r}. Fix: build variables "
+          "in a fixed order, or use the graph engine "
+          "(RunConfig(engine='graph')).")
+    return variable
+
+  @staticmethod
+  def _register(variable: tf.Variable, kwargs) -> None:
+    collections = list(kwargs.get("collections") or
+                       [_GraphKeys.GLOBAL_VARIABLES])
+    if kwargs.get("trainable", True) is not False and (
+        _GraphKeys.TRAINABLE_VARIABLES not in collections) and (
+            variable.trainable):
+      collections.append(_GraphKeys.TRAINABLE_VARIABLES)
+    graph = tf.compat.v1.get_default_graph()
+    for key in collections:
+      if not any(v is variable for v in graph.get_collection(key)):
+        graph.add_to_collection(key, variable)
