@@ -55,6 +55,10 @@ flags.DEFINE_integer("save_checkpoints_steps", None,
                      lower_bound=1)
 flags.DEFINE_integer("log_step_count_steps", 100,
                      "Log loss and steps/sec every N steps.", lower_bound=1)
+flags.DEFINE_enum("engine", None, ["function", "graph"],
+                  "How each mode runs: 'function' (tf.function step functions, "
+                  "the default) or 'graph' (TF1 graph + session). Default: "
+                  "$ESTIMATOR_COMPAT_ENGINE, else function.")
 flags.DEFINE_integer("throttle_secs", 600,
                      "Evaluate after a checkpoint at most every N seconds; "
                      "there is always a final evaluation.", lower_bound=0)
@@ -113,7 +117,7 @@ def main(argv):
   logging.info("model_dir: %s", model_dir)
   config = tfe.RunConfig(
       model_dir=model_dir, tf_random_seed=FLAGS.tf_random_seed,
-      log_step_count_steps=FLAGS.log_step_count_steps,
+      log_step_count_steps=FLAGS.log_step_count_steps, engine=FLAGS.engine,
       **({"save_checkpoints_steps": FLAGS.save_checkpoints_steps}
          if FLAGS.save_checkpoints_steps else {}))
   estimator = tfe.Estimator(model_fn, config=config,

@@ -27,7 +27,7 @@ def test_helpfull_lists_the_flags():
   result = _run("-m", "estimator_compat.train", "--helpfull")
   # absl exits 1 after printing help; what matters is what a user reads.
   for flag in ("--model_fn", "--input_fn", "--model_dir", "--train_steps",
-               "--eval_steps", "--params"):
+               "--eval_steps", "--params", "--engine"):
     assert flag in result.stdout
   assert "module:function" in result.stdout
 
@@ -38,7 +38,7 @@ def test_trains_a_module_model_fn_then_resumes(tmp_path):
           "--input_fn=examples.mlp_classifier.model:input_fn",
           f"--model_dir={tmp_path}", "--train_steps=60", "--eval_steps=3",
           '--params={"hidden_units": [16], "learning_rate": 0.01}',
-          "--save_checkpoints_steps=30"]
+          "--save_checkpoints_steps=30", "--engine=graph"]
   first = _run(*args)
   assert first.returncode == 0, first.stderr[-3000:]
   metrics = _final(first.stdout)

@@ -9,7 +9,7 @@ import types
 
 ENGINES = ("graph", "function")
 ENV_VAR = "ESTIMATOR_COMPAT_ENGINE"
-DEFAULT_ENGINE = "graph"
+DEFAULT_ENGINE = "function"
 
 
 def resolve_engine_name(requested=None) -> str:

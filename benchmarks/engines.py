@@ -1,0 +1,71 @@
+"""Steps/s of the graph and function engines on the same MLP (784-128-10).
+
+  python benchmarks/engines.py [--steps 2000] [--repeats 3]
+
+Times a whole `train(steps=N)` call after a warm-up call, as a user feels it,
+and prints the median of several runs per engine. A speed goal lives here, not
+in a timed test.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import numpy as np  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+
+def model_fn(features, labels, mode):
+  hidden = tf.compat.v1.layers.dense(features["x"], 128, activation=tf.nn.relu)
+  logits = tf.compat.v1.layers.dense(hidden, 10)
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+  rng = np.random.RandomState(0)
+  x = rng.rand(4096, 784).astype(np.float32)
+  y = rng.randint(0, 10, 4096).astype(np.int64)
+  return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(
+      256).prefetch(4)
+
+
+def steps_per_second(engine: str, steps: int) -> float:
+  config = tfe.RunConfig(model_dir=tempfile.mkdtemp(), engine=engine,
+                         save_checkpoints_steps=10 ** 9, save_summary_steps=0,
+                         log_step_count_steps=10 ** 9)
+  estimator = tfe.Estimator(model_fn, config=config)
+  estimator.train(input_fn, steps=10)  # warm-up
+  start = time.perf_counter()
+  estimator.train(input_fn, steps=steps)
+  return steps / (time.perf_counter() - start)
+
+
+def main() -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--steps", type=int, default=2000)
+  parser.add_argument("--repeats", type=int, default=3)
+  args = parser.parse_args()
+  print("| engine | steps/s (median) | runs |")
+  print("|---|---|---|")
+  results = {}
+  for engine in ("graph", "function"):
+    runs = [steps_per_second(engine, args.steps) for _ in range(args.repeats)]
+    results[engine] = statistics.median(runs)
+    print(f"| {engine} | {results[engine]:.0f} | "
+          f"{', '.join(f'{r:.0f}' for r in runs)} |")
+  print(f"\nfunction / graph = {results['function'] / results['graph']:.2f}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
