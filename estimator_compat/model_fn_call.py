@@ -51,17 +51,28 @@ def check_model_fn(model_fn: Callable[..., Any],
         "argument. Fix: add `params` to the model_fn signature.")
 
 
-def call_input_fn(setup: ModelSetup, input_fn: Callable[..., Any], mode: str):
-  """Calls input_fn on the CPU; returns (features, labels, hooks)."""
+def invoke_input_fn(setup: ModelSetup, input_fn: Callable[..., Any],
+                    mode: str) -> Any:
+  """Calls input_fn on the CPU with the arguments it declares; its result.
+
+  Raises:
+    TypeError: input_fn is not callable (e.g. its result was passed).
+  """
   if not callable(input_fn):
     raise TypeError(
         f"input_fn must be a callable that returns the input, got "
         f"{type(input_fn).__name__}. Fix: pass the function itself, not its "
         "result (input_fn=train_input_fn, not train_input_fn()).")
   with tf.device("/cpu:0"):
-    result = call_with_declared_args(
+    return call_with_declared_args(
         input_fn, {"mode": mode, "params": setup.params, "config": setup.config,
                    "input_context": None})
+
+
+def call_input_fn(setup: ModelSetup, input_fn: Callable[..., Any], mode: str):
+  """Calls input_fn in a graph; returns (features, labels, hooks)."""
+  with tf.device("/cpu:0"):
+    result = invoke_input_fn(setup, input_fn, mode)
     return split_input(result, getattr(input_fn, "__name__", "input_fn"))
 
 

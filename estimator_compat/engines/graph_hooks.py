@@ -8,6 +8,14 @@ from tensorflow.python.training import training_util
 from estimator_compat.hooks import SessionRunArgs, SessionRunHook
 
 
+GUARD_WARNING = (
+    "train_op did not increase global_step, so training would never reach "
+    "`steps`/`max_steps` (the legacy Estimator hung here). estimator_compat "
+    "now increments global_step after each step. Fix your model_fn: "
+    "optimizer.minimize(loss, global_step="
+    "tf.compat.v1.train.get_global_step()).")
+
+
 class GlobalStepGuardHook(SessionRunHook):
   """Advances global_step when the model's train_op does not.
 
@@ -47,12 +55,7 @@ class GlobalStepGuardHook(SessionRunHook):
       return
     self._checked = True
     if run_context.session.run(self._global_step) == self._start:
-      logging.warning(
-          "train_op did not increase global_step, so training would never "
-          "reach `steps`/`max_steps` (the legacy Estimator hung here). "
-          "estimator_compat now increments global_step after each step. Fix "
-          "your model_fn: optimizer.minimize(loss, global_step="
-          "tf.compat.v1.train.get_global_step()).")
+      logging.warning(GUARD_WARNING)
       self._fixing = True
       run_context.session.run(self._increment)
 

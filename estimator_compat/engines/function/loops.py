@@ -2,44 +2,27 @@
 
 from typing import Any, Dict, Iterator, Optional, Sequence
 
-import numpy as np
 import tensorflow as tf
 from absl import logging
 
 from estimator_compat import checkpoints
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.engines.function.session import (
     _GRAPH_ENGINE_FIX, EagerSession, HookRunner, UnsupportedOnFunctionEngine,
     to_numpy)
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
-from estimator_compat.fn_args import call_with_declared_args
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
 from estimator_compat.input_adapter import _ALLOWED
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup
-
-_GUARD_WARNING = (
-    "train_op did not increase global_step, so training would never reach "
-    "`steps`/`max_steps` (the legacy Estimator hung here). estimator_compat "
-    "now increments global_step after each step. Fix your model_fn: "
-    "optimizer.minimize(loss, global_step="
-    "tf.compat.v1.train.get_global_step()).")
-
+from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 def make_dataset(setup: ModelSetup, input_fn, mode: str) -> tf.data.Dataset:
   """Calls input_fn eagerly; returns a Dataset of its batches."""
-  if not callable(input_fn):
-    raise TypeError(
-        f"input_fn must be a callable that returns the input, got "
-        f"{type(input_fn).__name__}. Fix: pass the function itself, not its "
-        "result (input_fn=train_input_fn, not train_input_fn()).")
-  with tf.device("/cpu:0"):
-    result = call_with_declared_args(
-        input_fn, {"mode": mode, "params": setup.params,
-                   "config": setup.config, "input_context": None})
+  result = invoke_input_fn(setup, input_fn, mode)
   if isinstance(result, tf.data.Dataset):
     return result
   if isinstance(result, (tuple, list)) and len(result) == 2:
@@ -88,30 +71,37 @@ def _session(model: TracedModel) -> EagerSession:
   return EagerSession(model.graph, read)
 
 
-def _run_steps(model: TracedModel, runner: HookRunner, iterator,
-               after_step=None, before_hooks=None) -> Optional[float]:
-  """The step loop shared by train and evaluate; returns the last loss.
+def _steps(model: TracedModel, runner: HookRunner, iterator,
+           before_hooks=None) -> Iterator[Dict[str, Any]]:
+  """Runs steps until the input ends or a hook stops; yields their values.
 
   `before_hooks()` runs after each step, before the hooks' after_run (the
-  global-step guard, so that StopAtStepHook sees the advanced step);
-  `after_step(values)` runs after them and returns True to stop.
+  global-step guard, so that StopAtStepHook sees the advanced step). The
+  caller stops the loop early by not asking for the next value.
   """
   variables = model.capture.by_name()
-  loss = None
   while not runner.stop_requested:
     element = next(iterator, None)
     if element is None:
-      break
+      return
     keys = runner.before_run(model.graph, {})
     outputs = model.step(element, keys)
     values = {key: to_numpy(value) for key, value in outputs.items()}
     for key in keys:
       if key.startswith("var:"):
         values[key] = variables[key[4:].split(":")[0]].numpy()
-    loss = values.get(LOSS)
     if before_hooks is not None:
       before_hooks()
     runner.after_run(values)
+    yield values
+
+
+def _run_steps(model: TracedModel, runner: HookRunner, iterator,
+               after_step=None, before_hooks=None) -> Optional[float]:
+  """Runs `_steps`; `after_step(values)` returning True stops. Last loss."""
+  loss = None
+  for values in _steps(model, runner, iterator, before_hooks):
+    loss = values.get(LOSS)
     if after_step is not None and after_step(values):
       break
   return loss
@@ -167,7 +157,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     elif not guard["checked"]:
       guard["checked"] = True
       if int(global_step.numpy()) == guard["start"]:
-        logging.warning(_GUARD_WARNING)
+        logging.warning(GUARD_WARNING)
         guard["fix"] = True
         global_step.assign_add(1)
 
@@ -252,15 +242,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
   checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
-  iterator = iter(dataset)
-  while not runner.stop_requested:
-    element = next(iterator, None)
-    if element is None:
-      break
-    keys = runner.before_run(model.graph, {})
-    outputs_now = model.step(element, keys)
-    values = {key: to_numpy(value) for key, value in outputs_now.items()}
-    runner.after_run(values)
+  for values in _steps(model, runner, iter(dataset)):
     if "prediction" in values:
       batch = values["prediction"]
     else:
