@@ -1,6 +1,7 @@
 """Steps/s of the graph and function engines on the same MLP (784-128-10).
 
-  python benchmarks/engines.py [--steps 2000] [--repeats 3]
+  python benchmarks/engines.py [--steps 2000] [--repeats 3] \
+      [--real_estimator_python ~/.cache/estimator-compat/tf215-venv/bin/python]
 
 Times a whole `train(steps=N)` call after a warm-up call, as a user feels it,
 and prints the median of several runs per engine. A speed goal lives here, not
@@ -10,6 +11,7 @@ in a timed test.
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,16 +56,34 @@ def main() -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--steps", type=int, default=2000)
   parser.add_argument("--repeats", type=int, default=3)
+  parser.add_argument("--real_estimator_python", default=None,
+                      help="python of a TF 2.15 + tensorflow-estimator venv "
+                      "(tools/record_goldens.sh makes one) to time the real "
+                      "Estimator on the same model")
   args = parser.parse_args()
   print("| engine | steps/s (median) | runs |")
   print("|---|---|---|")
   results = {}
+  if args.real_estimator_python:
+    script = os.path.join(os.path.dirname(__file__), "real_estimator.py")
+    out = subprocess.run(
+        [args.real_estimator_python, script, str(args.steps),
+         str(args.repeats)], capture_output=True, text=True, check=True,
+        env={k: v for k, v in dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3").items()
+             if k != "TF_USE_LEGACY_KERAS"})  # TF 2.15 has no tf-keras here
+    runs = [float(r) for r in out.stdout.split()]
+    results["real"] = statistics.median(runs)
+    print(f"| real Estimator (TF 2.15) | {results['real']:.0f} | "
+          f"{', '.join(f'{r:.0f}' for r in runs)} |")
   for engine in ("graph", "function"):
     runs = [steps_per_second(engine, args.steps) for _ in range(args.repeats)]
     results[engine] = statistics.median(runs)
     print(f"| {engine} | {results[engine]:.0f} | "
           f"{', '.join(f'{r:.0f}' for r in runs)} |")
   print(f"\nfunction / graph = {results['function'] / results['graph']:.2f}")
+  if "real" in results:
+    print(f"function / real Estimator = "
+          f"{results['function'] / results['real']:.2f}")
   return 0
 
 
