@@ -30,7 +30,7 @@ _FIELDS = ("model_dir", "tf_random_seed", "save_summary_steps",
            "eval_distribute", "experimental_distribute",
            "experimental_max_worker_delay_secs",
            "session_creation_timeout_secs", "checkpoint_save_graph_def",
-           "engine")
+           "engine", "steps_per_loop")
 
 
 def _tf_config_from_env() -> dict:
@@ -162,7 +162,8 @@ class RunConfig:
                experimental_max_worker_delay_secs: Optional[int] = None,
                session_creation_timeout_secs: int = 7200,
                checkpoint_save_graph_def: bool = True,
-               engine: Optional[str] = None):
+               engine: Optional[str] = None,
+               steps_per_loop: int = 1):
     if (save_checkpoints_steps not in (None, _USE_DEFAULT) and
         save_checkpoints_secs not in (None, _USE_DEFAULT)):
       raise ValueError(
@@ -220,6 +221,12 @@ class RunConfig:
     # means $ESTIMATOR_COMPAT_ENGINE, else the default.
     self._engine = engine
     resolve_engine_name(engine)
+    # Extension: training steps per function call on the function engine.
+    if not isinstance(steps_per_loop, int) or steps_per_loop < 1:
+      raise ValueError(
+          f"RunConfig: steps_per_loop must be an integer >= 1, got "
+          f"{steps_per_loop!r}.")
+    self._steps_per_loop = steps_per_loop
 
   # Legacy field properties.
   model_dir = property(lambda self: self._model_dir)
@@ -243,6 +250,8 @@ class RunConfig:
       lambda self: self._session_creation_timeout_secs)
   checkpoint_save_graph_def = property(
       lambda self: self._checkpoint_save_graph_def)
+
+  steps_per_loop = property(lambda self: self._steps_per_loop)
 
   @property
   def engine(self) -> str:

@@ -59,6 +59,10 @@ flags.DEFINE_enum("engine", None, ["function", "graph"],
                   "How each mode runs: 'function' (tf.function step functions, "
                   "the default) or 'graph' (TF1 graph + session). Default: "
                   "$ESTIMATOR_COMPAT_ENGINE, else function.")
+flags.DEFINE_integer("steps_per_loop", 1,
+                     "Training steps per function call (function engine). "
+                     "Hooks, logging and checkpoint/summary cadence are "
+                     "checked once per call.", lower_bound=1)
 flags.DEFINE_integer("throttle_secs", 600,
                      "Evaluate after a checkpoint at most every N seconds; "
                      "there is always a final evaluation.", lower_bound=0)
@@ -118,6 +122,7 @@ def main(argv):
   config = tfe.RunConfig(
       model_dir=model_dir, tf_random_seed=FLAGS.tf_random_seed,
       log_step_count_steps=FLAGS.log_step_count_steps, engine=FLAGS.engine,
+      steps_per_loop=FLAGS.steps_per_loop,
       **({"save_checkpoints_steps": FLAGS.save_checkpoints_steps}
          if FLAGS.save_checkpoints_steps else {}))
   estimator = tfe.Estimator(model_fn, config=config,

@@ -80,3 +80,53 @@ def test_eval_model_fn_with_train_op_does_not_train_on_function_engine(
   result = evaluator.evaluate(models.input_fn(num_epochs=1))
   assert result["global_step"] == 3
   np.testing.assert_array_equal(est.get_variable_value("dense/kernel"), before)
+
+
+class _CallCounter(tfe.SessionRunHook):
+
+  def __init__(self):
+    self.steps_seen = []
+
+  def begin(self):
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    self._step = tf.compat.v1.train.get_global_step()
+
+  def after_run(self, run_context, run_values):
+    self.steps_seen.append(int(run_context.session.run(self._step)))
+
+
+def test_steps_per_loop_gives_the_same_model_and_cuts_at_steps(tmp_path):
+  results = {}
+  for spl in (1, 5):
+    counter = _CallCounter()
+    est = models.estimator(tmp_path / str(spl), engine="function",
+                           steps_per_loop=spl, save_checkpoints_steps=10)
+    est.train(models.input_fn(), steps=23, hooks=[counter])
+    assert est.get_variable_value("global_step") == 23
+    results[spl] = est
+    if spl == 5:  # One hook run per call; the last call is cut to 3 steps.
+      assert counter.steps_seen == [5, 10, 15, 20, 23]
+    steps = sorted(int(f.name.split("-")[1].split(".")[0])
+                   for f in (tmp_path / str(spl)).iterdir()
+                   if f.name.endswith(".index"))
+    assert steps == [0, 10, 20, 23]
+  for name in results[1].get_variable_names():
+    np.testing.assert_allclose(results[5].get_variable_value(name),
+                               results[1].get_variable_value(name),
+                               rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_steps_per_loop_stops_at_end_of_input(tmp_path):
+  est = models.estimator(tmp_path, engine="function", steps_per_loop=4)
+  est.train(models.input_fn(batch_size=32, num_epochs=1, rows=70), steps=100)
+  # 3 batches: the call that hits the end keeps the steps it ran.
+  assert est.get_variable_value("global_step") == 3
+
+
+def test_steps_per_loop_validation(tmp_path):
+  with pytest.raises(ValueError, match="steps_per_loop must be an integer"):
+    tfe.RunConfig(steps_per_loop=0)
+  est = models.estimator(tmp_path, engine="graph", steps_per_loop=5)
+  with pytest.raises(ValueError, match="needs the function engine"):
+    est.train(models.input_fn(), steps=5)
+  assert models.checkpoint_files(str(tmp_path)) == []

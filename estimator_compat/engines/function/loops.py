@@ -71,36 +71,38 @@ def _session(model: TracedModel) -> EagerSession:
   return EagerSession(model.graph, read)
 
 
-def _steps(model: TracedModel, runner: HookRunner, iterator,
-           before_hooks=None) -> Iterator[Dict[str, Any]]:
+def _steps(model: TracedModel, runner: HookRunner, before_hooks=None,
+           steps_per_call=None) -> Iterator[Dict[str, Any]]:
   """Runs steps until the input ends or a hook stops; yields their values.
 
-  `before_hooks()` runs after each step, before the hooks' after_run (the
-  global-step guard, so that StopAtStepHook sees the advanced step). The
-  caller stops the loop early by not asking for the next value.
+  Hooks see one run per call: `steps_per_call()` says how many steps the
+  next call runs (default 1). `before_hooks(n)` runs after each call, before
+  the hooks' after_run (the global-step guard, so that StopAtStepHook sees
+  the advanced step). The caller stops early by not asking for more.
   """
   variables = model.capture.by_name()
   while not runner.stop_requested:
-    element = next(iterator, None)
-    if element is None:
-      return
     keys = runner.before_run(model.graph, {})
-    outputs = model.step(element, keys)
+    num_steps = steps_per_call() if steps_per_call else 1
+    try:
+      outputs = model.step(keys, num_steps)
+    except tf.errors.OutOfRangeError:
+      return
     values = {key: to_numpy(value) for key, value in outputs.items()}
     for key in keys:
       if key.startswith("var:"):
         values[key] = variables[key[4:].split(":")[0]].numpy()
     if before_hooks is not None:
-      before_hooks()
+      before_hooks(num_steps)
     runner.after_run(values)
     yield values
 
 
-def _run_steps(model: TracedModel, runner: HookRunner, iterator,
-               after_step=None, before_hooks=None) -> Optional[float]:
+def _run_steps(model: TracedModel, runner: HookRunner, after_step=None,
+               before_hooks=None, steps_per_call=None) -> Optional[float]:
   """Runs `_steps`; `after_step(values)` returning True stops. Last loss."""
   loss = None
-  for values in _steps(model, runner, iterator, before_hooks):
+  for values in _steps(model, runner, before_hooks, steps_per_call):
     loss = values.get(LOSS)
     if after_step is not None and after_step(values):
       break
@@ -139,7 +141,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     hook_holder["runner"].begin()
     return {"__train_op__": spec.train_op}
 
-  model = TracedModel(setup, ModeKeys.TRAIN, dataset.element_spec, build)
+  model = TracedModel(setup, ModeKeys.TRAIN, dataset, build)
   runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
@@ -149,24 +151,35 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
       setup, variables, global_step, model.graph, saving_listeners)
   runner.after_create_session(_session(model))
   writer.begin()
-  guard = {"start": int(global_step.numpy()), "checked": False, "fix": False}
+  start = int(global_step.numpy())
+  guard = {"checked": False, "fix": False}
+  target = max_steps if max_steps is not None else (
+      start + steps if steps is not None else None)
 
-  def guard_global_step():
+  def guard_global_step(num_steps):
     if guard["fix"]:
-      global_step.assign_add(1)
+      global_step.assign_add(num_steps)
     elif not guard["checked"]:
       guard["checked"] = True
-      if int(global_step.numpy()) == guard["start"]:
+      if int(global_step.numpy()) == start:
         logging.warning(GUARD_WARNING)
         guard["fix"] = True
-        global_step.assign_add(1)
+        global_step.assign_add(num_steps)
+
+  def steps_per_call():
+    """steps_per_loop, cut so that a call never passes steps/max_steps."""
+    if target is None:
+      return config.steps_per_loop
+    return max(1, min(config.steps_per_loop,
+                      target - int(global_step.numpy())))
 
   def after_step(values):
     del values
     return writer.after_step(int(global_step.numpy()))
 
-  loss = _run_steps(model, runner, iter(dataset), after_step,
-                    before_hooks=guard_global_step)
+  loss = _run_steps(model, runner, after_step,
+                    before_hooks=guard_global_step,
+                    steps_per_call=steps_per_call)
   writer.end()
   runner.end()
   logging.info("Loss for final step: %s.", loss)
@@ -194,7 +207,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
     runner.begin()
     return {"__update__": update}
 
-  model = TracedModel(setup, ModeKeys.EVAL, dataset.element_spec, build)
+  model = TracedModel(setup, ModeKeys.EVAL, dataset, build)
   variables = model.capture.saveable_by_name()
   if checkpoint_path:
     checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
@@ -210,7 +223,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
     done["n"] += 1
     return steps is not None and done["n"] >= steps
 
-  _run_steps(model, runner, iter(dataset), after_step)
+  _run_steps(model, runner, after_step)
   final = model.run_without_input(hook_holder["values"])
   runner.end()
   results = {key: to_numpy(value) for key, value in final.items()}
@@ -237,12 +250,12 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
   features_spec = dataset.element_spec
   if isinstance(features_spec, tuple) and len(features_spec) == 2:
     dataset = dataset.map(lambda features, labels: features)
-  model = TracedModel(setup, ModeKeys.PREDICT, dataset.element_spec, build)
+  model = TracedModel(setup, ModeKeys.PREDICT, dataset, build)
   variables = model.capture.saveable_by_name()
   checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
-  for values in _steps(model, runner, iter(dataset)):
+  for values in _steps(model, runner):
     if "prediction" in values:
       batch = values["prediction"]
     else:

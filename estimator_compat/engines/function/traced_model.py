@@ -8,7 +8,7 @@ EVAL model_fn that also builds a train_op does not train, and hooks can fetch
 any tensor of the graph, including ones their `begin()` created there.
 """
 
-from typing import Any, Callable, Dict, Iterable, Optional
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
@@ -41,41 +41,38 @@ class TracedModel:
   Args:
     setup: the Estimator's model setup.
     mode: a ModeKeys value.
-    element_spec: the input dataset's element_spec.
+    dataset: the input; the step functions read it through an iterator
+      inside the graph (no per-step trip through Python).
     build_fn: called inside the trace with the EstimatorSpec; returns the
       named tensors or ops that every step fetches (and may build hooks and
       call their begin() there).
   """
 
-  def __init__(self, setup: ModelSetup, mode: str, element_spec: Any,
+  def __init__(self, setup: ModelSetup, mode: str, dataset: tf.data.Dataset,
                build_fn: Callable[[EstimatorSpec], Dict[str, Any]]):
     self._setup = setup
     self._mode = mode
     self._build_fn = build_fn
     self.capture = VariableCapture()
-    features_spec, labels_spec = split_spec(element_spec)
-    self._structure = ((features_spec, labels_spec) if labels_spec is not None
-                       else features_spec)
-    self._has_labels = labels_spec is not None
+    self._has_labels = split_spec(dataset.element_spec)[1] is not None
+    with tf.device("/cpu:0"):
+      self._iterator = iter(dataset)
     self.spec: Optional[EstimatorSpec] = None
     self.read_tensor_name: Optional[str] = None
     self._fetches: Dict[str, Any] = {}
     # What tf.compat.v1.wrap_function does, minus its variable holder (our
     # VariableCapture creates the variables; the holder's creator breaks
     # tf-keras functional models such as Sequential(input_shape=...)).
-    signature = tf.nest.flatten(self._structure)
     graph = func_graph.func_graph_from_py_func(
-        "estimator_model_fn", self._trace, args=None, kwargs=None,
-        signature=signature, add_control_dependencies=False, collections={})
+        "estimator_model_fn", self._trace, args=(), kwargs={},
+        add_control_dependencies=False, collections={})
     self._wrapped = wrap_lib.WrappedFunction(
-        graph, variable_holder=wrap_lib.VariableHolder(share_variables=False),
-        signature=signature)
+        graph, variable_holder=wrap_lib.VariableHolder(share_variables=False))
     self.graph = self._wrapped.graph
     self._pruned: Dict[Any, Any] = {}
+    self._loops: Dict[Any, Any] = {}
 
-  def _trace(self, *flat):
-    element = tf.nest.pack_sequence_as(self._structure, list(flat))
-    features, labels = element if self._has_labels else (element, None)
+  def _trace(self):
     graph = tf.compat.v1.get_default_graph()
     with self.capture.scope(self._setup.config.tf_random_seed), (
         layer_updates_in_collection()):
@@ -86,6 +83,13 @@ class TracedModel:
         read = tf.identity(global_step.read_value(), name="read_for_hooks")
       graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
       self.read_tensor_name = read.name
+      # The model consumes the batch only after that read, so hooks see the
+      # step before this step's increment (no race, unlike a TF1 session).
+      with tf.device("/cpu:0"), tf.control_dependencies([read]):
+        element = tf.nest.map_structure(
+            lambda t: tf.identity(t) if isinstance(t, tf.Tensor) else t,
+            self._iterator.get_next())
+      features, labels = element if self._has_labels else (element, None)
       labels = labels if self._mode != ModeKeys.PREDICT else None
       self.spec = call_model_fn(self._setup, features, labels, self._mode)
       fetches = dict(self._build_fn(self.spec))
@@ -104,16 +108,40 @@ class TracedModel:
           f"A hook asked for {name!r}, which is not in the model's graph. "
           f"{_GRAPH_ENGINE_FIX}") from None
 
-  def step(self, element: Any, keys: Iterable[str] = ()) -> Dict[str, Any]:
-    """Runs one step on a dataset element; returns the named outputs."""
-    keys = tuple(sorted(k for k in keys if not k.startswith("var:")))
+  def _function(self, keys: Tuple[str, ...]):
     function = self._pruned.get(keys)
     if function is None:
       fetches = dict(self._fetches)
       fetches.update({key: self._lookup(key) for key in keys})
-      function = self._wrapped.prune(self._wrapped.inputs, fetches)
+      function = self._wrapped.prune([], fetches)
       self._pruned[keys] = function
-    return function(*tf.nest.flatten(element))
+    return function
+
+  def step(self, keys: Iterable[str] = (), num_steps: int = 1
+          ) -> Dict[str, Any]:
+    """Runs `num_steps` steps on the next batches in one call.
+
+    The first num_steps - 1 steps fetch only what every step fetches; the
+    last one also fetches `keys` and its outputs are returned.
+
+    Raises:
+      tf.errors.OutOfRangeError: the input is exhausted.
+    """
+    keys = tuple(sorted(k for k in keys if not k.startswith("var:")))
+    if num_steps == 1:
+      return self._function(keys)()
+    loop = self._loops.get(keys)
+    if loop is None:
+      plain, fetching = self._function(()), self._function(keys)
+
+      def run_loop(n):
+        for _ in tf.range(n - 1):
+          plain()
+        return fetching()
+
+      loop = tf.function(run_loop)
+      self._loops[keys] = loop
+    return loop(tf.constant(num_steps, tf.int64))
 
   def run_without_input(self, fetches: Dict[str, Any]) -> Dict[str, Any]:
     """Evaluates graph tensors that depend on variables only (no input).

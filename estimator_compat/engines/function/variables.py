@@ -61,6 +61,12 @@ class VariableCapture:
     for key in keys:
       graph.clear_collection(key)
     graph.seed = seed
+    if seed is not None and not self._built:
+      # Variables are initialized eagerly, where the graph-level seed does not
+      # reach: seed the eager random stream so runs with the same
+      # tf_random_seed start from the same values.
+      with tf.init_scope():
+        tf.keras.utils.set_random_seed(seed)
     self._next = 0
     with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
       with tf.variable_creator_scope(self._creator):
