@@ -166,16 +166,18 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
         guard["fix"] = True
         global_step.assign_add(num_steps)
 
+  current = {"step": start}  # Read once per call (reads cost ~0.3 ms).
+
   def steps_per_call():
     """steps_per_loop, cut so that a call never passes steps/max_steps."""
     if target is None:
       return config.steps_per_loop
-    return max(1, min(config.steps_per_loop,
-                      target - int(global_step.numpy())))
+    return max(1, min(config.steps_per_loop, target - current["step"]))
 
   def after_step(values):
     del values
-    return writer.after_step(int(global_step.numpy()))
+    current["step"] = int(global_step.value().numpy())
+    return writer.after_step(current["step"])
 
   loss = _run_steps(model, runner, after_step,
                     before_hooks=guard_global_step,
