@@ -141,6 +141,11 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     hook_holder["runner"].begin()
     return {"__train_op__": spec.train_op}
 
+  # The summary hooks share one cached writer per directory; made here,
+  # outside the traced graph, it does not try to serialize that graph's
+  # eager-variable collections into the events file (graph.pbtxt has it).
+  with tf.Graph().as_default():
+    tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
   model = TracedModel(setup, ModeKeys.TRAIN, dataset, build)
   runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()
