@@ -8,17 +8,18 @@ from absl import logging
 from estimator_compat import checkpoints
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function import checkpointing
-from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.engines.function.session import (
-    _GRAPH_ENGINE_FIX, EagerSession, HookRunner, UnsupportedOnFunctionEngine,
+    GRAPH_ENGINE_FIX, EagerSession, HookRunner, UnsupportedOnFunctionEngine,
     to_numpy)
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
+from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
 from estimator_compat.input_adapter import _ALLOWED
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+
 
 def make_dataset(setup: ModelSetup, input_fn, mode: str) -> tf.data.Dataset:
   """Calls input_fn eagerly; returns a Dataset of its batches."""
@@ -66,7 +67,7 @@ def _session(model: TracedModel) -> EagerSession:
     raise UnsupportedOnFunctionEngine(
         f"A hook called session.run({item!r}); on the function engine a "
         "hook's session can read variables and the global step only. "
-        f"{_GRAPH_ENGINE_FIX}")
+        f"{GRAPH_ENGINE_FIX}")
 
   return EagerSession(model.graph, read)
 

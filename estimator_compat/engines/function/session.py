@@ -16,7 +16,8 @@ import numpy as np
 import tensorflow as tf
 
 _train = tf.compat.v1.train
-_GRAPH_ENGINE_FIX = "Fix: run this program on the graph engine: RunConfig(engine='graph') or ESTIMATOR_COMPAT_ENGINE=graph."
+GRAPH_ENGINE_FIX = ("Fix: run this program on the graph engine: "
+                    "RunConfig(engine='graph') or ESTIMATOR_COMPAT_ENGINE=graph.")
 
 
 class UnsupportedOnFunctionEngine(ValueError):
@@ -34,7 +35,7 @@ class EagerSession:
     if feed_dict or options is not None or run_metadata is not None:
       raise UnsupportedOnFunctionEngine(
           "A hook called session.run() with feed_dict/options/run_metadata, "
-          f"which the function engine cannot honour. {_GRAPH_ENGINE_FIX}")
+          f"which the function engine cannot honour. {GRAPH_ENGINE_FIX}")
     return tf.nest.map_structure(self._read_value, fetches)
 
 
@@ -49,7 +50,7 @@ def _fetch_key(item: Any, graph: tf.Graph, hook: Any) -> str:
     return "tensor:" + item.name
   raise UnsupportedOnFunctionEngine(
       f"{type(hook).__name__} asked for {item!r}, which is not a tensor, "
-      f"operation or variable of the model's graph. {_GRAPH_ENGINE_FIX}")
+      f"operation or variable of the model's graph. {GRAPH_ENGINE_FIX}")
 
 
 class HookRunner:
@@ -69,7 +70,7 @@ class HookRunner:
         raise UnsupportedOnFunctionEngine(
             f"{type(hook).__name__} needs a TF1 Session (the function engine "
             "saves checkpoints itself; pass saving_listeners to train() "
-            f"instead of a CheckpointSaverHook). {_GRAPH_ENGINE_FIX}")
+            f"instead of a CheckpointSaverHook). {GRAPH_ENGINE_FIX}")
       hook.begin()
 
   def after_create_session(self, session: EagerSession) -> None:
@@ -93,7 +94,7 @@ class HookRunner:
       if args.feed_dict or args.options is not None:
         raise UnsupportedOnFunctionEngine(
             f"{type(hook).__name__} asked for feed_dict or RunOptions. "
-            f"{_GRAPH_ENGINE_FIX}")
+            f"{GRAPH_ENGINE_FIX}")
       structure = tf.nest.map_structure(
           lambda x, h=hook: _fetch_key(x, graph, h), args.fetches)
       keys.update(tf.nest.flatten(structure))

@@ -17,7 +17,7 @@ from tensorflow.python.framework import func_graph
 from tensorflow.python.training import training_util
 
 from estimator_compat.engines.function.session import (
-    UnsupportedOnFunctionEngine, _GRAPH_ENGINE_FIX)
+    UnsupportedOnFunctionEngine, GRAPH_ENGINE_FIX)
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
 from estimator_compat.engines.function.variables import VariableCapture
@@ -106,7 +106,7 @@ class TracedModel:
     except KeyError:
       raise UnsupportedOnFunctionEngine(
           f"A hook asked for {name!r}, which is not in the model's graph. "
-          f"{_GRAPH_ENGINE_FIX}") from None
+          f"{GRAPH_ENGINE_FIX}") from None
 
   def _function(self, keys: Tuple[str, ...]):
     function = self._pruned.get(keys)
