@@ -15,6 +15,8 @@ _ensure_legacy_keras()
 from estimator_compat import export
 from estimator_compat import inputs
 from estimator_compat.estimator import Estimator
+from estimator_compat.exporters import (BestExporter, FinalExporter,
+                                        LatestExporter)
 from estimator_compat.hooks import (
     CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
     GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError,
@@ -32,6 +34,7 @@ from estimator_compat.warm_starting import VocabInfo, WarmStartSettings
 __version__ = "0.1.0"
 
 __all__ = [
+    "BestExporter", "FinalExporter", "LatestExporter",
     "CheckpointSaverHook", "CheckpointSaverListener", "Estimator",
     "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalOpsHook",
     "GlobalStepWaiterHook", "LoggingTensorHook", "ModeKeys",

@@ -18,7 +18,9 @@ from estimator_compat import checkpoints
 from estimator_compat import warm_starting
 from estimator_compat.engines import get_engine
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
+from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
 from estimator_compat.run_config import RunConfig
 
@@ -209,3 +211,44 @@ class Estimator:
     yield from self._engine().predict(self._setup, input_fn, predict_keys,
                                       hooks, checkpoint_path,
                                       yield_single_examples)
+
+  def export_saved_model(self,
+                         export_dir_base: str,
+                         serving_input_receiver_fn: Callable[[], Any],
+                         assets_extra: Optional[Dict[str, str]] = None,
+                         as_text: bool = False,
+                         checkpoint_path: Optional[str] = None,
+                         experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+    """Exports the model as a SavedModel for serving.
+
+    Args:
+      export_dir_base: the export goes to a new timestamped directory here.
+      serving_input_receiver_fn: returns a ServingInputReceiver (graph code:
+        placeholders, tf.io.parse_example).
+      assets_extra: {destination: source path} copied to assets.extra/.
+      as_text: write saved_model.pbtxt instead of .pb.
+      checkpoint_path: the checkpoint to export (default: the newest).
+      experimental_mode: the mode whose graph is exported.
+
+    Returns:
+      The export directory, as bytes (as the Estimator returned it).
+
+    Raises:
+      ValueError: no checkpoint to export.
+    """
+    return self.experimental_export_all_saved_models(
+        export_dir_base, {experimental_mode: serving_input_receiver_fn},
+        assets_extra=assets_extra, as_text=as_text,
+        checkpoint_path=checkpoint_path)
+
+  def experimental_export_all_saved_models(
+      self,
+      export_dir_base: str,
+      input_receiver_fn_map: Dict[str, Callable[[], Any]],
+      assets_extra: Optional[Dict[str, str]] = None,
+      as_text: bool = False,
+      checkpoint_path: Optional[str] = None) -> bytes:
+    """Exports one SavedModel with a MetaGraph per mode in the map."""
+    return saved_model_writer.export_all_saved_models(
+        self._setup, export_dir_base, input_receiver_fn_map, assets_extra,
+        as_text, checkpoint_path)

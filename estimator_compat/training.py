@@ -97,9 +97,11 @@ class EvalSpec(
 class _Evaluator:
   """Evaluates, runs exporters, and remembers the last result."""
 
-  def __init__(self, estimator: Estimator, eval_spec: EvalSpec):
+  def __init__(self, estimator: Estimator, eval_spec: EvalSpec,
+               max_steps: Optional[int]):
     self._estimator = estimator
     self._spec = eval_spec
+    self._max_steps = max_steps
     self.last_result: Optional[Dict[str, Any]] = None
     self.last_step: Optional[int] = None
     self.export_results: List[Any] = []
@@ -113,6 +115,10 @@ class _Evaluator:
         self._spec.input_fn, steps=self._spec.steps, hooks=self._spec.hooks,
         checkpoint_path=checkpoint, name=self._spec.name)
     self.last_result, self.last_step = result, int(result["global_step"])
+    # As the Estimator: the export is final once max_steps is reached (and,
+    # without max_steps, for the evaluation after training ends).
+    is_final = is_final or (self._max_steps is not None and
+                            self.last_step >= self._max_steps)
     self.export_results = []
     for exporter in self._spec.exporters:
       path = os.path.join(self._estimator.model_dir, "export", exporter.name)
@@ -171,7 +177,7 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
         f"{config.task_id}), but this version of estimator_compat runs "
         "train_and_evaluate in local mode only. Fix: unset TF_CONFIG (or its "
         "'cluster') to train in one process.")
-  evaluator = _Evaluator(estimator, eval_spec)
+  evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
   listener = _EvaluateAfterSave(evaluator, eval_spec.throttle_secs)
   estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
                   max_steps=train_spec.max_steps,

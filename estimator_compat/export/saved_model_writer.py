@@ -1,0 +1,108 @@
+"""Writes SavedModels from a checkpoint, as Estimator.export_saved_model did.
+
+Export always builds a TF1 graph: legacy serving_input_receiver_fns are graph
+code, and checkpoints are the same whichever engine wrote them. The model_fn
+is called on the receiver's features, the newest (or given) checkpoint is
+restored by name, and `tf.compat.v1.saved_model.Builder` writes one
+MetaGraph per mode into a temporary directory that is renamed to a
+timestamped one when complete.
+"""
+
+import os
+from typing import Any, Callable, Dict, Optional
+
+import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.saved_model.model_utils import export_utils
+
+from estimator_compat import checkpoints
+from estimator_compat.mode_keys import ModeKeys
+from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+
+_TAGS = {
+    ModeKeys.PREDICT: [tf.saved_model.SERVING],
+    ModeKeys.TRAIN: [tf.saved_model.TRAINING],
+    ModeKeys.EVAL: ["eval"],
+}
+
+
+def _add_meta_graph(builder, setup: ModelSetup, mode: str,
+                    receiver_fn: Callable[[], Any], checkpoint_path: str,
+                    save_variables: bool) -> None:
+  with tf.Graph().as_default() as graph:
+    tf.compat.v1.set_random_seed(setup.config.tf_random_seed)
+    tf.compat.v1.train.get_or_create_global_step()
+    receiver = receiver_fn()
+    if not hasattr(receiver, "receiver_tensors"):
+      raise TypeError(
+          f"serving_input_receiver_fn must return a ServingInputReceiver, got "
+          f"{type(receiver).__name__}. Fix: return "
+          "tf.estimator.export.ServingInputReceiver(features, "
+          "receiver_tensors).")
+    spec = call_model_fn(setup, receiver.features,
+                         getattr(receiver, "labels", None), mode)
+    export_outputs = export_utils.export_outputs_for_mode(
+        mode=spec.mode, serving_export_outputs=spec.export_outputs,
+        predictions=spec.predictions, loss=spec.loss,
+        metrics=spec.eval_metric_ops)
+    signature_def_map = export_utils.build_all_signature_defs(
+        receiver.receiver_tensors, export_outputs,
+        getattr(receiver, "receiver_tensors_alternatives", None),
+        serving_only=(mode == ModeKeys.PREDICT))
+    checkpoints.check_fits(checkpoint_path,
+                           tf.compat.v1.global_variables())
+    saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+    local_init_op = (spec.scaffold.local_init_op or
+                     tf.compat.v1.train.Scaffold.default_local_init_op())
+    with tf.compat.v1.Session(graph=graph,
+                              config=setup.config.session_config) as session:
+      saver.restore(session, checkpoint_path)
+      kwargs = dict(tags=_TAGS[mode], signature_def_map=signature_def_map,
+                    assets_collection=tf.compat.v1.get_collection(
+                        tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
+                    main_op=local_init_op, strip_default_attrs=True)
+      if save_variables:
+        builder.add_meta_graph_and_variables(session, saver=saver, **kwargs)
+      else:
+        builder.add_meta_graph(saver=saver, **kwargs)
+
+
+def export_all_saved_models(setup: ModelSetup, export_dir_base: str,
+                            input_receiver_fn_map: Dict[str, Callable],
+                            assets_extra: Optional[Dict[str, str]],
+                            as_text: bool,
+                            checkpoint_path: Optional[str]) -> bytes:
+  """Exports one SavedModel with a MetaGraph per mode; returns its path.
+
+  Raises:
+    ValueError: no checkpoint, an unknown mode, or a checkpoint that does not
+      fit the model.
+  """
+  unknown = sorted(set(input_receiver_fn_map) - set(_TAGS))
+  if unknown:
+    raise ValueError(f"Unknown mode(s) {unknown}; use tf.estimator.ModeKeys.")
+  checkpoint_path = checkpoint_path or checkpoints.latest_checkpoint(
+      setup.model_dir)
+  if not checkpoint_path:
+    raise ValueError(
+        f"Couldn't find trained model at {setup.model_dir}. Fix: train the "
+        "Estimator first, or pass checkpoint_path.")
+  export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
+  temp_dir = export_utils.get_temp_export_dir(export_dir)
+  builder = tf.compat.v1.saved_model.Builder(temp_dir)
+  save_variables = True
+  for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+    if mode in input_receiver_fn_map:
+      _add_meta_graph(builder, setup, mode, input_receiver_fn_map[mode],
+                      checkpoint_path, save_variables)
+      save_variables = False
+  builder.save(as_text)
+  if assets_extra:
+    extra = os.path.join(tf.compat.as_bytes(temp_dir),
+                         tf.compat.as_bytes("assets.extra"))
+    for dest, source in assets_extra.items():
+      target = os.path.join(extra, tf.compat.as_bytes(dest))
+      tf.io.gfile.makedirs(os.path.dirname(target))
+      tf.io.gfile.copy(source, target)
+  tf.io.gfile.rename(temp_dir, export_dir)
+  return export_dir
