@@ -5,6 +5,8 @@ TF 2.21 + estimator_compat (to replay them), so both sides do exactly the
 same calls. A golden directory holds:
 
   ckpt0/           model.ckpt-0 the recorded run started from (+ `checkpoint`)
+  served.npz       outputs of the exported SavedModel on fixed inputs (if the
+                   program has a serving_input_receiver_fn)
   results.json     model_dir layout, variable names/shapes, eval metrics,
                    hook observations, TensorFlow version
   variables.npz    final variable values
@@ -112,6 +114,9 @@ def run_program(name: str, model_dir: str,
                for name in estimator.get_variable_names()}
   metrics = estimator.evaluate(program.eval_input_fn)
   predictions = list(estimator.predict(program.predict_input_fn))
+  export, served = {}, {}
+  if hasattr(program, "serving_input_receiver_fn"):
+    export, served = _export_and_serve(tf, estimator, program)
   results = {
       "tensorflow_version": tf.__version__,
       "model_dir_layout": _layout(model_dir),
@@ -121,9 +126,30 @@ def run_program(name: str, model_dir: str,
       "eval_metrics": _jsonable(metrics),
       "observations": _jsonable(program.observations()
                                 if hasattr(program, "observations") else {}),
+      "export": export,
   }
   return {"results": results, "variables": variables,
-          "predictions": _stack_predictions(predictions)}
+          "predictions": _stack_predictions(predictions), "served": served}
+
+
+def _export_and_serve(tf, estimator, program):
+  """Exports a SavedModel, loads it with TF2, serves program.serving_inputs."""
+  path = estimator.export_saved_model(tempfile.mkdtemp(prefix="export_"),
+                                      program.serving_input_receiver_fn)
+  loaded = tf.saved_model.load(path.decode() if isinstance(path, bytes)
+                               else path)
+  structure, served = {}, {}
+  inputs = {k: tf.constant(v) for k, v in program.serving_inputs().items()}
+  for key in sorted(loaded.signatures):
+    signature = loaded.signatures[key]
+    input_names = sorted(signature.structured_input_signature[1])
+    structure[key] = {"inputs": input_names,
+                      "outputs": sorted(signature.structured_outputs)}
+    if input_names == sorted(inputs):
+      for name, value in signature(**inputs).items():
+        served[f"{key}/{name}"] = value.numpy()
+  structure["path_is_bytes"] = isinstance(path, bytes)
+  return structure, served
 
 
 def train_in(name: str, model_dir: str, steps: int) -> int:
@@ -159,6 +185,8 @@ def record(name: str, out_dir: str) -> None:
     json.dump(run["results"], f, indent=1, sort_keys=True)
   np.savez(os.path.join(out_dir, "variables.npz"), **run["variables"])
   np.savez(os.path.join(out_dir, "predictions.npz"), **run["predictions"])
+  if run["served"]:
+    np.savez(os.path.join(out_dir, "served.npz"), **run["served"])
   shutil.rmtree(model_dir)
 
 

@@ -85,3 +85,17 @@ def test_example_absl_binary(tmp_path):
   assert "global_step=100" in result.stdout
   accuracy = float(result.stdout.split("accuracy=")[1].split()[0])
   assert accuracy > 0.5  # ten classes: chance is 0.1
+  # The FinalExporter's SavedModel serves tf.Examples like predict().
+  export = result.stdout.split("exported SavedModel: ")[1].split()[0]
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from examples.mlp_classifier import model  # pylint: disable=g-import-not-at-top
+  images, _ = model.make_data(4, seed=3)
+  examples = [tf.train.Example(features=tf.train.Features(feature={
+      "image": tf.train.Feature(float_list=tf.train.FloatList(value=row))}))
+              .SerializeToString() for row in images]
+  served = tf.saved_model.load(export).signatures["serving_default"](
+      examples=tf.constant(examples))
+  assert served["probabilities"].shape == (4, 10)
+  np.testing.assert_allclose(served["probabilities"].numpy().sum(axis=1), 1.0,
+                             rtol=1e-5)

@@ -28,7 +28,9 @@ def _load(name):
     results = json.load(f)
   variables = dict(np.load(os.path.join(folder, "variables.npz")))
   predictions = dict(np.load(os.path.join(folder, "predictions.npz")))
-  return folder, results, variables, predictions
+  served_path = os.path.join(folder, "served.npz")
+  served = dict(np.load(served_path)) if os.path.exists(served_path) else {}
+  return folder, results, variables, predictions, served
 
 
 def _assert_close(actual, expected, what):
@@ -39,7 +41,7 @@ def _assert_close(actual, expected, what):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_replay_matches_real_estimator(name, tmp_path):
-  folder, golden, golden_vars, golden_preds = _load(name)
+  folder, golden, golden_vars, golden_preds, golden_served = _load(name)
   assert golden["tensorflow_version"].startswith("2.15")
   run = golden_recorder.run_program(
       name, str(tmp_path / "model"),
@@ -58,6 +60,12 @@ def test_replay_matches_real_estimator(name, tmp_path):
   assert sorted(run["predictions"]) == sorted(golden_preds)
   for key, expected in golden_preds.items():
     _assert_close(run["predictions"][key], expected, f"prediction {key}")
+  # The exported SavedModel: same signatures, input and output names, and
+  # the same outputs on the same serving inputs.
+  assert ours["export"] == golden["export"]
+  assert sorted(run["served"]) == sorted(golden_served)
+  for key, expected in golden_served.items():
+    _assert_close(run["served"][key], expected, f"served {key}")
   observed, expected = ours["observations"], golden["observations"]
   assert sorted(observed) == sorted(expected)
   for key, value in expected.items():

@@ -47,3 +47,9 @@ def input_fn(mode, params):
   if training:
     dataset = dataset.shuffle(2000, seed=1).repeat()
   return dataset.batch(params.get("batch_size", 64))
+
+
+def serving_input_receiver_fn():
+  """Serving takes serialized tf.Examples with an 'image' float list."""
+  spec = {"image": tf.io.FixedLenFeature([DIM], tf.float32)}
+  return tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)()

@@ -68,3 +68,27 @@ train_input_fn = _dataset(FEATURES, LABELS, 24, None)
 eval_input_fn = _dataset(FEATURES, LABELS, 60, 1)
 predict_input_fn = _dataset({k: v[:16] for k, v in FEATURES.items()}, None,
                             5, 1)
+
+
+def serving_input_receiver_fn():
+  spec = tf.compat.v1.feature_column.make_parse_example_spec(_columns())
+  return tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)()
+
+
+def serving_inputs():
+  """Serialized tf.Examples of the first rows."""
+  examples = []
+  for i in range(4):
+    feature = {
+        "age": tf.train.Feature(float_list=tf.train.FloatList(
+            value=[FEATURES["age"][i]])),
+        "income": tf.train.Feature(float_list=tf.train.FloatList(
+            value=FEATURES["income"][i])),
+        "color": tf.train.Feature(bytes_list=tf.train.BytesList(
+            value=[FEATURES["color"][i].encode()])),
+        "shop": tf.train.Feature(int64_list=tf.train.Int64List(
+            value=[FEATURES["shop"][i]])),
+    }
+    examples.append(tf.train.Example(features=tf.train.Features(
+        feature=feature)).SerializeToString())
+  return {"examples": np.array(examples, dtype=object)}

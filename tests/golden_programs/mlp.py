@@ -40,3 +40,13 @@ def _input(x, y, epochs, batch):
 train_input_fn = _input(X, Y, None, 32)
 eval_input_fn = _input(X, Y, 1, 64)
 predict_input_fn = _input(X[:20], None, 1, 8)
+
+
+def serving_input_receiver_fn():
+  return tf.estimator.export.build_raw_serving_input_receiver_fn(
+      {"x": tf.zeros([1, 10])})()
+
+
+def serving_inputs():
+  """What a serving request feeds, by signature input name."""
+  return {"x": X[:5]}
