@@ -1,5 +1,6 @@
 """export_saved_model, receivers and exporters (both engines train)."""
 
+import collections
 import os
 
 import numpy as np
@@ -106,3 +107,74 @@ def test_best_exporter_needs_two_argument_compare_fn():
   with pytest.raises(ValueError, match="best_eval_result and "
                      "current_eval_result"):
     tfe.BestExporter("best", lambda: None, compare_fn=lambda a, b: True)
+
+
+def _signature_defs(path):
+  from tensorflow.core.protobuf import saved_model_pb2  # pylint: disable=g-import-not-at-top
+  proto = saved_model_pb2.SavedModel()
+  name = os.path.join(path, b"saved_model.pb")
+  with open(name, "rb") as f:
+    proto.ParseFromString(f.read())
+  return {tuple(m.meta_info_def.tags): m.signature_def
+          for m in proto.meta_graphs}
+
+
+def test_text_assets_extra_and_all_modes(trained, tmp_path):
+  extra = tmp_path / "vocab.txt"
+  extra.write_text("a\nb\n")
+
+  def receiver_fn():  # An EVAL graph needs labels too.
+    x = tf.compat.v1.placeholder(tf.float32, [None, models.DIM], name="x")
+    labels = tf.compat.v1.placeholder(tf.int64, [None], name="labels")
+    return collections.namedtuple(
+        "SupervisedReceiver", ["features", "labels", "receiver_tensors"])(
+            {"x": x}, labels, {"x": x, "labels": labels})
+
+  path = trained.experimental_export_all_saved_models(
+      str(tmp_path / "export"),
+      {tfe.ModeKeys.PREDICT: tfe.export.build_raw_serving_input_receiver_fn(
+          {"x": tf.zeros([1, 4])}),
+       tfe.ModeKeys.EVAL: receiver_fn},
+      assets_extra={"vocab/vocab.txt": str(extra)}, as_text=True)
+  names = sorted(os.listdir(path))
+  assert b"saved_model.pbtxt" in names and b"assets.extra" in names
+  assert os.path.exists(os.path.join(path, b"assets.extra", b"vocab",
+                                     b"vocab.txt"))
+  predict_path = trained.export_saved_model(
+      str(tmp_path / "export2"),
+      tfe.export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])}))
+  signatures = _signature_defs(predict_path)
+  assert list(signatures) == [("serve",)]
+  assert signatures[("serve",)]["serving_default"].method_name == (
+      "tensorflow/serving/predict")
+
+
+def test_export_outputs_follow_the_serving_default_rules(tmp_path):
+  def model_fn(features, labels, mode, params):
+    spec = models.classifier_fn(features, labels, mode, params)
+    if mode != tfe.ModeKeys.PREDICT:
+      return spec
+    outputs = {"scores": tfe.export.ClassificationOutput(
+        scores=spec.predictions["probabilities"])}
+    if params.get("two"):
+      outputs["regress"] = tfe.export.RegressionOutput(
+          value=tf.cast(spec.predictions["class"], tf.float32))
+    return spec._replace(export_outputs=outputs)
+
+  # Classify/regress signatures take serialized tf.Examples (TF Serving).
+  receiver = tfe.export.build_parsing_serving_input_receiver_fn(
+      {"x": tf.io.FixedLenFeature([models.DIM], tf.float32)})
+  one = models.estimator(tmp_path / "one", model_fn=model_fn)
+  one.train(models.input_fn(), steps=1)
+  signatures = _signature_defs(one.export_saved_model(
+      str(tmp_path / "e1"), receiver))[("serve",)]
+  assert sorted(signatures) == ["scores", "serving_default"]
+  assert signatures["serving_default"].method_name == (
+      "tensorflow/serving/classify")
+  two = models.estimator(tmp_path / "two", model_fn=model_fn,
+                         params={"two": True})
+  two.train(models.input_fn(), steps=1)
+  with pytest.raises(ValueError, match="none of them are specified as the "
+                     "default.*Fix: name one of them 'serving_default'"):
+    two.export_saved_model(str(tmp_path / "e2"), receiver)
+  assert os.listdir(tmp_path / "e2") == []  # The temp dir was removed.

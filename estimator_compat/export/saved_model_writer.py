@@ -41,10 +41,17 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
           "receiver_tensors).")
     spec = call_model_fn(setup, receiver.features,
                          getattr(receiver, "labels", None), mode)
-    export_outputs = export_utils.export_outputs_for_mode(
-        mode=spec.mode, serving_export_outputs=spec.export_outputs,
-        predictions=spec.predictions, loss=spec.loss,
-        metrics=spec.eval_metric_ops)
+    try:
+      export_outputs = export_utils.export_outputs_for_mode(
+          mode=spec.mode, serving_export_outputs=spec.export_outputs,
+          predictions=spec.predictions, loss=spec.loss,
+          metrics=spec.eval_metric_ops)
+    except ValueError as e:
+      raise ValueError(
+          f"EstimatorSpec.export_outputs cannot be exported: {e} Fix: name "
+          "one of them 'serving_default' "
+          "(tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY), or give only "
+          "one.") from e
     signature_def_map = export_utils.build_all_signature_defs(
         receiver.receiver_tensors, export_outputs,
         getattr(receiver, "receiver_tensors_alternatives", None),
@@ -90,13 +97,18 @@ def export_all_saved_models(setup: ModelSetup, export_dir_base: str,
   export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
   temp_dir = export_utils.get_temp_export_dir(export_dir)
   builder = tf.compat.v1.saved_model.Builder(temp_dir)
-  save_variables = True
-  for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
-    if mode in input_receiver_fn_map:
-      _add_meta_graph(builder, setup, mode, input_receiver_fn_map[mode],
-                      checkpoint_path, save_variables)
-      save_variables = False
-  builder.save(as_text)
+  try:
+    save_variables = True
+    for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+      if mode in input_receiver_fn_map:
+        _add_meta_graph(builder, setup, mode, input_receiver_fn_map[mode],
+                        checkpoint_path, save_variables)
+        save_variables = False
+    builder.save(as_text)
+  except Exception:
+    if tf.io.gfile.exists(temp_dir):  # Leave no half-written export behind.
+      tf.io.gfile.rmtree(temp_dir)
+    raise
   if assets_extra:
     extra = os.path.join(tf.compat.as_bytes(temp_dir),
                          tf.compat.as_bytes("assets.extra"))
