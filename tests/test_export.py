@@ -178,3 +178,29 @@ def test_export_outputs_follow_the_serving_default_rules(tmp_path):
                      "default.*Fix: name one of them 'serving_default'"):
     two.export_saved_model(str(tmp_path / "e2"), receiver)
   assert os.listdir(tmp_path / "e2") == []  # The temp dir was removed.
+
+
+@pytest.mark.parametrize("better,expected", [(True, 3), (False, 1)])
+def test_best_exporter_uses_compare_fn(tmp_path, better, expected):
+  seen = []
+
+  def compare_fn(best_eval_result, current_eval_result):
+    seen.append((int(best_eval_result["global_step"]),
+                 int(current_eval_result["global_step"])))
+    return better
+
+  receiver_fn = tfe.export.build_raw_serving_input_receiver_fn(
+      {"x": tf.zeros([1, 4])})
+  est = models.estimator(tmp_path, save_checkpoints_steps=3)
+  tfe.train_and_evaluate(
+      est, tfe.TrainSpec(models.input_fn(), max_steps=9),
+      tfe.EvalSpec(models.input_fn(num_epochs=1), steps=None,
+                   throttle_secs=0,
+                   exporters=tfe.BestExporter("best", receiver_fn,
+                                              compare_fn=compare_fn,
+                                              exports_to_keep=None)))
+  # The first evaluation (step 3) exports without a comparison; later ones
+  # are compared with the best so far.
+  assert len(os.listdir(tmp_path / "export" / "best")) == expected
+  assert [current for _, current in seen] == [6, 9]
+  assert seen[0][0] == 3
