@@ -21,27 +21,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import numpy as np  # pylint: disable=g-import-not-at-top,wrong-import-position
-
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-
-def model_fn(features, labels, mode):
-  hidden = tf.compat.v1.layers.dense(features["x"], 128, activation=tf.nn.relu)
-  logits = tf.compat.v1.layers.dense(hidden, 10)
-  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-  train_op = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(
-      loss, global_step=tf.compat.v1.train.get_global_step())
-  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def input_fn():
-  rng = np.random.RandomState(0)
-  x = rng.rand(4096, 784).astype(np.float32)
-  y = rng.randint(0, 10, 4096).astype(np.int64)
-  return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(
-      256).prefetch(4)
+tfe.install()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
 def steps_per_second(engine: str, steps: int, steps_per_loop: int = 1
