@@ -7,6 +7,7 @@ state file, `keep_checkpoint_max`; beside them the `.meta` and `graph.pbtxt`
 files hold the traced step graph.
 """
 
+import logging as logging_lib
 import os
 import re
 from typing import Any, Dict, Optional, Sequence
@@ -18,8 +19,28 @@ from estimator_compat import checkpoints
 from estimator_compat.model_fn_call import ModelSetup
 
 
+class _SkipEagerSaverWarning(logging_lib.Filter):
+  """Hides the warning an eager Saver logs about name-based lookups.
+
+  Names are exactly what we rely on here (legacy checkpoints), and the
+  warning would be printed at every train/evaluate/predict call.
+  """
+
+  def filter(self, record):
+    return "Saver is deprecated" not in record.getMessage()
+
+
 def _saver(setup: ModelSetup, variables: Dict[str, tf.Variable]):
   config = setup.config
+  warning_filter = _SkipEagerSaverWarning()
+  tf.get_logger().addFilter(warning_filter)
+  try:
+    return _make_saver(config, variables)
+  finally:
+    tf.get_logger().removeFilter(warning_filter)
+
+
+def _make_saver(config, variables: Dict[str, tf.Variable]):
   return tf.compat.v1.train.Saver(
       var_list=variables,
       sharded=False,  # Same file names; sharded saving needs graph mode.
