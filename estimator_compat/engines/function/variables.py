@@ -26,6 +26,15 @@ _EAGER_KWARGS = ("initial_value", "trainable", "validate_shape",
                  "synchronization", "aggregation", "shape")
 
 
+def _replica_id() -> int:
+  """This replica's index inside strategy.run; 0 outside of it."""
+  context = tf.distribute.get_replica_context()
+  if context is None:
+    return 0
+  replica_id = context.replica_id_in_sync_group
+  return replica_id if isinstance(replica_id, int) else 0
+
+
 class VariableCapture:
   """Creates a model's variables once and returns them on every trace."""
 
@@ -83,6 +92,12 @@ class VariableCapture:
   def _creator(self, next_creator, **kwargs):
     if self._inside:  # Our own eager creation below: let TensorFlow do it.
       return next_creator(**kwargs)
+    if _replica_id() > 0:
+      # Inside strategy.run, replica 0 creates (through us, once); the
+      # strategy's own creator hands other replicas that variable by name.
+      variable = next_creator(**kwargs)
+      self._register(variable, kwargs)
+      return variable
     if not self._built:
       variable = self._create(kwargs)
       self._variables.append(variable)
