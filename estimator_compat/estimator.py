@@ -15,6 +15,7 @@ import tensorflow as tf
 from absl import logging
 
 from estimator_compat import checkpoints
+from estimator_compat import strategies
 from estimator_compat import warm_starting
 from estimator_compat.engines import get_engine
 from estimator_compat.engines import graph as graph_engine
@@ -88,6 +89,7 @@ class Estimator:
     model_dir = os.fspath(model_dir)
     if config.model_dir != model_dir:
       config = config.replace(model_dir=model_dir)
+    strategies.check(config)
     self._config = config
     self._model_dir = model_dir
     self._params = params

@@ -52,8 +52,11 @@ def check_model_fn(model_fn: Callable[..., Any],
 
 
 def invoke_input_fn(setup: ModelSetup, input_fn: Callable[..., Any],
-                    mode: str) -> Any:
+                    mode: str, input_context: Any = None) -> Any:
   """Calls input_fn on the CPU with the arguments it declares; its result.
+
+  `input_context` (a tf.distribute.InputContext under a strategy) is passed
+  when input_fn declares it, as the Estimator did.
 
   Raises:
     TypeError: input_fn is not callable (e.g. its result was passed).
@@ -66,7 +69,7 @@ def invoke_input_fn(setup: ModelSetup, input_fn: Callable[..., Any],
   with tf.device("/cpu:0"):
     return call_with_declared_args(
         input_fn, {"mode": mode, "params": setup.params, "config": setup.config,
-                   "input_context": None})
+                   "input_context": input_context})
 
 
 def call_input_fn(setup: ModelSetup, input_fn: Callable[..., Any], mode: str):

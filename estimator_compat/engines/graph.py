@@ -143,7 +143,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
   return loss
 
 
-def _metric_ops(spec: EstimatorSpec):
+def metric_ops(spec: EstimatorSpec):
   """(value ops, update ops) of eval_metric_ops plus the mean `loss`."""
   if "loss" in spec.eval_metric_ops:
     raise ValueError(
@@ -191,7 +191,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   built = _ModeGraph(setup, input_fn, ModeKeys.EVAL)
   spec, config = built.spec, setup.config
   with built.graph.as_default():
-    values, update_op = _metric_ops(spec)
+    values, update_op = metric_ops(spec)
     final = dict(values, global_step=built.global_step)
     if checkpoint_path:
       checkpoints.check_fits(checkpoint_path, _v1.global_variables())

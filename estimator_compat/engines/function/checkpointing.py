@@ -40,9 +40,28 @@ def _saver(setup: ModelSetup, variables: Dict[str, tf.Variable]):
     tf.get_logger().removeFilter(warning_filter)
 
 
+def _first_copies(variables: Dict[str, tf.Variable]) -> Dict[str, tf.Variable]:
+  """Each variable, or the first copy of a distributed (mirrored) one.
+
+  An eager Saver handles plain resource variables only. Mirrored copies are
+  equal, so the first one is what a checkpoint holds; after a restore,
+  `sync_copies` copies it to the others.
+  """
+  return {name: getattr(v, "values", (v,))[0] for name, v in variables.items()}
+
+
+def sync_copies(variables: Dict[str, tf.Variable]) -> None:
+  """Gives every copy of a distributed variable its first copy's value."""
+  for variable in variables.values():
+    copies = getattr(variable, "values", None)
+    if copies and len(copies) > 1:
+      for copy in copies[1:]:
+        copy.assign(copies[0].read_value())
+
+
 def _make_saver(config, variables: Dict[str, tf.Variable]):
   return tf.compat.v1.train.Saver(
-      var_list=variables,
+      var_list=_first_copies(variables),
       sharded=False,  # Same file names; sharded saving needs graph mode.
       max_to_keep=config.keep_checkpoint_max,
       keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
@@ -57,6 +76,7 @@ def restore_or_warm_start(setup: ModelSetup, variables: Dict[str, tf.Variable],
     _saver(setup, variables).restore(None, checkpoint)
   elif setup.warm_start is not None:
     warm_start(setup.warm_start, variables)
+  sync_copies(variables)
 
 
 def warm_start(settings: Any, variables: Dict[str, tf.Variable]) -> None:

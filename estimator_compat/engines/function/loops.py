@@ -6,6 +6,7 @@ import tensorflow as tf
 from absl import logging
 
 from estimator_compat import checkpoints
+from estimator_compat import strategies
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function import checkpointing
 from estimator_compat.engines.function.session import (
@@ -21,9 +22,10 @@ from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 
-def make_dataset(setup: ModelSetup, input_fn, mode: str) -> tf.data.Dataset:
+def make_dataset(setup: ModelSetup, input_fn, mode: str,
+                 input_context=None) -> tf.data.Dataset:
   """Calls input_fn eagerly; returns a Dataset of its batches."""
-  result = invoke_input_fn(setup, input_fn, mode)
+  result = invoke_input_fn(setup, input_fn, mode, input_context)
   if isinstance(result, tf.data.Dataset):
     return result
   if isinstance(result, (tuple, list)) and len(result) == 2:
@@ -36,6 +38,21 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str) -> tf.data.Dataset:
         "tf.data.Dataset.from_tensor_slices((features, labels)).batch(32).")
   # Tensors: the same batch at every step, as a graph evaluated them.
   return tf.data.Dataset.from_tensors(result).repeat()
+
+
+def make_input(setup: ModelSetup, input_fn, mode: str,
+               strategy: Optional[tf.distribute.Strategy]):
+  """The input of one call: a Dataset, or under a strategy its distribution.
+
+  Under a strategy, input_fn is called once per worker (with an
+  `input_context` when it declares one) and each of its batches goes to one
+  replica, so its batch size is the per-replica batch size, as in the
+  Estimator.
+  """
+  if strategy is None:
+    return make_dataset(setup, input_fn, mode)
+  return strategy.distribute_datasets_from_function(
+      lambda context: make_dataset(setup, input_fn, mode, context))
 
 
 class _StepCounterHook(StepCounterHook):
@@ -115,7 +132,8 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until steps/max_steps or the end of input; returns last loss."""
   config = setup.config
-  dataset = make_dataset(setup, input_fn, ModeKeys.TRAIN)
+  strategy = strategies.for_training(config)
+  dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
   hook_holder = {}
 
   def build(spec):
@@ -147,7 +165,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   # eager-variable collections into the events file (graph.pbtxt has it).
   with tf.Graph().as_default():
     tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
-  model = TracedModel(setup, ModeKeys.TRAIN, dataset, build)
+  model = TracedModel(setup, ModeKeys.TRAIN, dataset, build, strategy)
   runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
@@ -204,18 +222,18 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
              hooks: Sequence[Any],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
-  dataset = make_dataset(setup, input_fn, ModeKeys.EVAL)
+  strategy = strategies.for_evaluation(setup.config)
+  dataset = make_input(setup, input_fn, ModeKeys.EVAL, strategy)
   hook_holder = {}
 
   def build(spec):
-    values, update = graph_engine._metric_ops(spec)  # pylint: disable=protected-access
-    hook_holder["values"] = values
     runner = HookRunner(list(hooks) + list(spec.evaluation_hooks))
     hook_holder["runner"] = runner
     runner.begin()
-    return {"__update__": update}
+    return {}
 
-  model = TracedModel(setup, ModeKeys.EVAL, dataset, build)
+  model = TracedModel(setup, ModeKeys.EVAL, dataset, build, strategy,
+                      metrics_fn=graph_engine.metric_ops)
   variables = model.capture.saveable_by_name()
   if checkpoint_path:
     checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
@@ -232,7 +250,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
     return steps is not None and done["n"] >= steps
 
   _run_steps(model, runner, after_step)
-  final = model.run_without_input(hook_holder["values"])
+  final = model.run_without_input(model.metric_values)
   runner.end()
   results = {key: to_numpy(value) for key, value in final.items()}
   results["global_step"] = variables["global_step"].numpy()

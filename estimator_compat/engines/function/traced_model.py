@@ -8,6 +8,7 @@ EVAL model_fn that also builds a train_op does not train, and hooks can fetch
 any tensor of the graph, including ones their `begin()` created there.
 """
 
+import contextlib
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 import tensorflow as tf
@@ -26,6 +27,7 @@ from estimator_compat.model_fn_call import ModelSetup, call_model_fn
 from estimator_compat.spec import EstimatorSpec
 
 LOSS = "__loss__"
+METRIC_UPDATE = "__metric_update__"
 
 
 def split_spec(element_spec: Any):
@@ -46,13 +48,25 @@ class TracedModel:
     build_fn: called inside the trace with the EstimatorSpec; returns the
       named tensors or ops that every step fetches (and may build hooks and
       call their begin() there).
+    strategy: a tf.distribute strategy to run the model_fn under, once per
+      replica (then `dataset` is its distributed dataset), or None.
+    metrics_fn: called on each replica's EstimatorSpec right after model_fn
+      returns; returns (metric values, update op). `metric_values` then holds
+      the first replica's values (v1 metrics aggregate across replicas) and
+      `metric_update` the updates of all replicas.
   """
 
-  def __init__(self, setup: ModelSetup, mode: str, dataset: tf.data.Dataset,
-               build_fn: Callable[[EstimatorSpec], Dict[str, Any]]):
+  def __init__(self, setup: ModelSetup, mode: str, dataset: Any,
+               build_fn: Callable[[EstimatorSpec], Dict[str, Any]],
+               strategy: Optional[tf.distribute.Strategy] = None,
+               metrics_fn: Optional[Callable[[EstimatorSpec], Any]] = None):
     self._setup = setup
     self._mode = mode
     self._build_fn = build_fn
+    self._strategy = strategy
+    self._metrics_fn = metrics_fn
+    self.metric_values: Dict[str, Any] = {}
+    self.metric_update = None
     self.capture = VariableCapture()
     self._has_labels = split_spec(dataset.element_spec)[1] is not None
     with tf.device("/cpu:0"):
@@ -63,9 +77,13 @@ class TracedModel:
     # What tf.compat.v1.wrap_function does, minus its variable holder (our
     # VariableCapture creates the variables; the holder's creator breaks
     # tf-keras functional models such as Sequential(input_shape=...)).
-    graph = func_graph.func_graph_from_py_func(
-        "estimator_model_fn", self._trace, args=(), kwargs={},
-        add_control_dependencies=False, collections={})
+    # Under a strategy, its scope is also entered outside the trace: replica
+    # threads create variables eagerly (lifted out of the trace), where only
+    # the outer scope's creator makes them distributed variables.
+    with strategy.scope() if strategy else contextlib.nullcontext():
+      graph = func_graph.func_graph_from_py_func(
+          "estimator_model_fn", self._trace, args=(), kwargs={},
+          add_control_dependencies=False, collections={})
     self._wrapped = wrap_lib.WrappedFunction(
         graph, variable_holder=wrap_lib.VariableHolder(share_variables=False))
     self.graph = self._wrapped.graph
@@ -74,28 +92,92 @@ class TracedModel:
 
   def _trace(self):
     graph = tf.compat.v1.get_default_graph()
-    with self.capture.scope(self._setup.config.tf_random_seed), (
-        layer_updates_in_collection()):
+    strategy = self._strategy
+    with contextlib.ExitStack() as stack:
+      if strategy is not None:
+        # Entered inside the trace, before the variable scope, so that each
+        # variable gets one distributed wrapper (feasibility.md, Mirrored 3).
+        stack.enter_context(strategy.scope())
+        if self._mode == ModeKeys.TRAIN:
+          # v1 optimizers scale MEAN losses by 1/replicas, as under the
+          # Estimator; without it they sum the replicas' gradients.
+          stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
+      stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
+      stack.enter_context(layer_updates_in_collection())
       global_step = tf.compat.v1.train.get_or_create_global_step()
       # The read tensor the standard hooks look up (TF's helper needs a graph
       # variable; this one is held eagerly).
       with tf.name_scope("global_step/"):
-        read = tf.identity(global_step.read_value(), name="read_for_hooks")
+        value = (strategy.extended.read_var(global_step) if strategy
+                 else global_step.read_value())
+        read = tf.identity(value, name="read_for_hooks")
       graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
       self.read_tensor_name = read.name
       # The model consumes the batch only after that read, so hooks see the
       # step before this step's increment (no race, unlike a TF1 session).
-      with tf.device("/cpu:0"), tf.control_dependencies([read]):
-        element = tf.nest.map_structure(
-            lambda t: tf.identity(t) if isinstance(t, tf.Tensor) else t,
-            self._iterator.get_next())
+      with tf.control_dependencies([read]):
+        if strategy is None:
+          with tf.device("/cpu:0"):
+            element = tf.nest.map_structure(
+                lambda t: tf.identity(t) if isinstance(t, tf.Tensor) else t,
+                self._iterator.get_next())
+        else:
+          element = self._iterator.get_next()
       features, labels = element if self._has_labels else (element, None)
       labels = labels if self._mode != ModeKeys.PREDICT else None
-      self.spec = call_model_fn(self._setup, features, labels, self._mode)
+      if strategy is None:
+        self.spec = call_model_fn(self._setup, features, labels, self._mode)
+        if self._metrics_fn is not None:
+          self.metric_values, self.metric_update = self._metrics_fn(self.spec)
+      else:
+        self.spec = self._call_on_replicas(strategy, features, labels)
       fetches = dict(self._build_fn(self.spec))
+      fetches[METRIC_UPDATE] = self.metric_update
       if self.spec.loss is not None:
         fetches[LOSS] = self.spec.loss
       self._fetches = {k: v for k, v in fetches.items() if v is not None}
+
+  def _call_on_replicas(self, strategy: tf.distribute.Strategy, features,
+                        labels) -> EstimatorSpec:
+    """model_fn once per replica; one spec as the Estimator combined them.
+
+    Loss: the replicas' losses reduced as the Estimator reported them (MEAN
+    when a v1 optimizer scaled them, else SUM); train_op: all replicas';
+    hooks, predictions and the rest: the first replica's.
+    """
+    specs: Dict[int, EstimatorSpec] = {}
+    metrics: Dict[int, Any] = {}
+
+    def replica_fn(replica_features, replica_labels):
+      replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+      replica = replica if isinstance(replica, int) else int(
+          tf.get_static_value(replica))
+      spec = call_model_fn(self._setup, replica_features, replica_labels,
+                           self._mode)
+      specs[replica] = spec
+      if self._metrics_fn is not None:
+        metrics[replica] = self._metrics_fn(spec)
+      if spec.loss is None:
+        return tf.constant(0.0)
+      return spec.loss
+
+    losses = strategy.run(replica_fn, args=(features, labels))
+    first = specs[0]
+    graph = tf.compat.v1.get_default_graph()
+    if getattr(graph, "_is_loss_scaled_by_optimizer", False):
+      reduce_op = tf.compat.v1.distribute.get_loss_reduction()
+    else:
+      reduce_op = tf.distribute.ReduceOp.SUM
+    loss = None
+    if first.loss is not None:
+      loss = strategy.reduce(reduce_op, losses, axis=None)
+    train_op = None
+    if first.train_op is not None:
+      train_op = tf.group(*[specs[i].train_op for i in sorted(specs)])
+    if metrics:
+      self.metric_values = metrics[0][0]
+      self.metric_update = tf.group(*[metrics[i][1] for i in sorted(metrics)])
+    return first._replace(loss=loss, train_op=train_op)
 
   def _lookup(self, key: str):
     kind, name = key.split(":", 1)
@@ -108,12 +190,33 @@ class TracedModel:
           f"A hook asked for {name!r}, which is not in the model's graph. "
           f"{GRAPH_ENGINE_FIX}") from None
 
+  def _call_time_inputs(self):
+    """(placeholders, closures) of values fed at each call.
+
+    Collective ops under a strategy take a fresh instance key per call
+    (`FuncGraph.capture_call_time_value`); a pruned function must take them
+    as inputs and get `closure()` at each call, as tf.function does.
+    """
+    captures = self.graph._function_captures  # pylint: disable=protected-access
+    keys = list(captures.by_ref_internal)
+    placeholders = [t for k in keys
+                    for t in tf.nest.flatten(captures.by_ref_internal[k])]
+    closures = [captures.by_ref_external[k] for k in keys]
+    return placeholders, closures
+
   def _function(self, keys: Tuple[str, ...]):
+    """The step fetching every step's outputs plus `keys`; takes no args."""
     function = self._pruned.get(keys)
     if function is None:
       fetches = dict(self._fetches)
       fetches.update({key: self._lookup(key) for key in keys})
-      function = self._wrapped.prune([], fetches)
+      placeholders, closures = self._call_time_inputs()
+      pruned = self._wrapped.prune(placeholders, fetches)
+      if closures:
+        def function(pruned=pruned, closures=closures):
+          return pruned(*[t for c in closures for t in c()])
+      else:
+        function = pruned
       self._pruned[keys] = function
     return function
 

@@ -99,7 +99,7 @@ class VariableCapture:
       self._register(variable, kwargs)
       return variable
     if not self._built:
-      variable = self._create(kwargs)
+      variable = self._create(kwargs, next_creator)
       self._variables.append(variable)
       if _GraphKeys.LOCAL_VARIABLES in (kwargs.get("collections") or ()):
         self._local.add(id(variable))
@@ -109,7 +109,7 @@ class VariableCapture:
     self._register(variable, kwargs)
     return variable
 
-  def _create(self, kwargs) -> tf.Variable:
+  def _create(self, kwargs, next_creator) -> tf.Variable:
     initial_value = kwargs.get("initial_value")
     if tf.is_tensor(initial_value) and not callable(initial_value) and (
         not tf.executing_eagerly()) and hasattr(initial_value, "graph"):
@@ -119,6 +119,14 @@ class VariableCapture:
           "function. Fix: pass an initializer (tf.compat.v1.get_variable("
           "name, shape, initializer=...)) or use the graph engine "
           "(RunConfig(engine='graph')).")
+    if tf.distribute.in_cross_replica_context() is False and (
+        tf.distribute.has_strategy()):
+      # Replica 0 inside strategy.run: the creators below ours (the
+      # strategy's) make the distributed variable. A fresh tf.Variable call
+      # would pass the replica's shared-variable creator a second time and
+      # register the variable twice, so that other replicas pick wrong ones.
+      with tf.init_scope():
+        return next_creator(**kwargs)
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
     self._inside = True
     try:
