@@ -63,6 +63,13 @@ def main():
   mirrored_eval = mirrored.evaluate(models.input_fn(num_epochs=1))
   out["eval"] = {k: float(v) for k, v in mirrored_eval.items()}
   out["single_eval"] = {k: float(v) for k, v in single_eval.items()}
+  # 96 rows in batches of 20: the replicas get 3 and 2 batches.
+  uneven = models.input_fn(num_epochs=1, batch_size=20)
+  out["uneven_eval"] = {k: float(v) for k, v in mirrored.evaluate(
+      uneven).items()}
+  out["uneven_single_eval"] = {
+      k: float(v) for k, v in models.estimator(
+          mirrored.model_dir, {}).evaluate(uneven).items()}
   # The reported loss (summaries) is the loss of the whole global batch.
   losses = models.events(mirrored.model_dir).get("loss", [])
   single_losses = models.events(single.model_dir).get("loss", [])

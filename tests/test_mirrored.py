@@ -58,6 +58,11 @@ def test_eval_metrics_aggregate_across_replicas(results):
     assert results["eval"][key] == pytest.approx(value, rel=TIGHT), key
 
 
+def test_uneven_eval_input_counts_every_example_once(results):
+  for key, value in results["uneven_single_eval"].items():
+    assert results["uneven_eval"][key] == pytest.approx(value, rel=TIGHT), key
+
+
 def test_tf1_strategy_object_is_mapped(results):
   assert results["v1_vs_single"] < TIGHT
 

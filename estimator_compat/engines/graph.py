@@ -143,8 +143,12 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
   return loss
 
 
-def metric_ops(spec: EstimatorSpec):
-  """(value ops, update ops) of eval_metric_ops plus the mean `loss`."""
+def metric_ops(spec: EstimatorSpec, loss_weight=None):
+  """(value ops, update ops) of eval_metric_ops plus the mean `loss`.
+
+  `loss_weight` weighs this batch's loss in the mean (0 for the empty batch
+  a replica gets when the input ends unevenly under a strategy).
+  """
   if "loss" in spec.eval_metric_ops:
     raise ValueError(
         "eval_metric_ops may not define 'loss': the Estimator reports the mean "
@@ -157,7 +161,8 @@ def metric_ops(spec: EstimatorSpec):
     else:
       values[name], update = metric
       updates.append(update)
-  values["loss"], loss_update = _v1.metrics.mean(spec.loss)
+  values["loss"], loss_update = _v1.metrics.mean(spec.loss,
+                                                 weights=loss_weight)
   updates.append(loss_update)
   return values, tf.group(*updates)
 

@@ -37,6 +37,20 @@ def split_spec(element_spec: Any):
   return element_spec, None
 
 
+def _nonempty_weight(features) -> tf.Tensor:
+  """1.0 if this replica's batch has examples, else 0.0.
+
+  When the input ends unevenly, a distributed dataset hands some replicas an
+  empty final batch; its loss must not count in the mean loss.
+  """
+  first = tf.nest.flatten(features)[0]
+  if isinstance(first, tf.SparseTensor):
+    rows = first.dense_shape[0]
+  else:
+    rows = tf.shape(first, out_type=tf.int64)[0]
+  return tf.cast(rows > 0, tf.float32)
+
+
 class TracedModel:
   """The model_fn of one mode, traced once, run by fetch set.
 
@@ -51,7 +65,8 @@ class TracedModel:
     strategy: a tf.distribute strategy to run the model_fn under, once per
       replica (then `dataset` is its distributed dataset), or None.
     metrics_fn: called on each replica's EstimatorSpec right after model_fn
-      returns; returns (metric values, update op). `metric_values` then holds
+      returns (under a strategy also with the weight of the replica's batch
+      in the mean loss); returns (metric values, update op). `metric_values` then holds
       the first replica's values (v1 metrics aggregate across replicas) and
       `metric_update` the updates of all replicas.
   """
@@ -156,7 +171,8 @@ class TracedModel:
                            self._mode)
       specs[replica] = spec
       if self._metrics_fn is not None:
-        metrics[replica] = self._metrics_fn(spec)
+        metrics[replica] = self._metrics_fn(
+            spec, _nonempty_weight(replica_features))
       if spec.loss is None:
         return tf.constant(0.0)
       return spec.loss
