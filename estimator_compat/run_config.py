@@ -30,7 +30,7 @@ _FIELDS = ("model_dir", "tf_random_seed", "save_summary_steps",
            "eval_distribute", "experimental_distribute",
            "experimental_max_worker_delay_secs",
            "session_creation_timeout_secs", "checkpoint_save_graph_def",
-           "engine", "steps_per_loop")
+           "engine", "steps_per_loop", "min_shard_bytes", "max_shards")
 
 
 def _tf_config_from_env() -> dict:
@@ -163,7 +163,9 @@ class RunConfig:
                session_creation_timeout_secs: int = 7200,
                checkpoint_save_graph_def: bool = True,
                engine: Optional[str] = None,
-               steps_per_loop: int = 1):
+               steps_per_loop: int = 1,
+               min_shard_bytes: Optional[int] = None,
+               max_shards: Optional[int] = None):
     if (save_checkpoints_steps not in (None, _USE_DEFAULT) and
         save_checkpoints_secs not in (None, _USE_DEFAULT)):
       raise ValueError(
@@ -227,9 +229,21 @@ class RunConfig:
           f"RunConfig: steps_per_loop must be an integer >= 1, got "
           f"{steps_per_loop!r}.")
     self._steps_per_loop = steps_per_loop
+    # Extension: variable partitioning under parameter-server training
+    # (tf.distribute.experimental.partitioners.MinSizePartitioner).
+    for name, value in (("min_shard_bytes", min_shard_bytes),
+                        ("max_shards", max_shards)):
+      if value is not None and (not isinstance(value, int) or value < 1):
+        raise ValueError(
+            f"RunConfig: {name} must be an integer >= 1 or None, got "
+            f"{value!r}.")
+    self._min_shard_bytes = min_shard_bytes
+    self._max_shards = max_shards
 
   # Legacy field properties.
   model_dir = property(lambda self: self._model_dir)
+  min_shard_bytes = property(lambda self: self._min_shard_bytes)
+  max_shards = property(lambda self: self._max_shards)
   tf_random_seed = property(lambda self: self._tf_random_seed)
   save_summary_steps = property(lambda self: self._save_summary_steps)
   save_checkpoints_steps = property(lambda self: self._save_checkpoints_steps)

@@ -133,6 +133,11 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   """Trains until steps/max_steps or the end of input; returns last loss."""
   config = setup.config
   strategy = strategies.for_training(config)
+  if strategies.is_parameter_server(strategy):
+    # pylint: disable=g-import-not-at-top
+    from estimator_compat.engines.function import ps_training
+    return ps_training.train(setup, input_fn, hooks, steps, max_steps,
+                             saving_listeners, strategy)
   dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
   hook_holder = {}
 

@@ -60,8 +60,15 @@ class VariableCapture:
             if id(v) not in self._local}
 
   @contextlib.contextmanager
-  def scope(self, seed=None) -> Iterator[None]:
-    """Wraps one trace of the model: fresh collections, store, creator."""
+  def scope(self, seed=None, seed_eagerly: bool = True) -> Iterator[None]:
+    """Wraps one trace of the model: fresh collections, store, creator.
+
+    Args:
+      seed: the graph-level seed (tf_random_seed).
+      seed_eagerly: also seed the eager random stream before the first
+        creation; callers that trace while other threads use the eager
+        context (a ClusterCoordinator) seed before and pass False.
+    """
     graph = tf.compat.v1.get_default_graph()
     # Detach from the outer graph's lists (FuncGraph shares some of them),
     # including the v1 scope store, whose counters make `dense_1` names.
@@ -70,7 +77,7 @@ class VariableCapture:
     for key in keys:
       graph.clear_collection(key)
     graph.seed = seed
-    if seed is not None and not self._built:
+    if seed is not None and seed_eagerly and not self._built:
       # Variables are initialized eagerly, where the graph-level seed does not
       # reach: seed the eager random stream so runs with the same
       # tf_random_seed start from the same values.

@@ -1,0 +1,114 @@
+"""Cluster tasks: loopback cluster specs, servers, and the chief's done mark.
+
+Under parameter-server training the `ps` and `worker` tasks only serve: they
+start a `tf.distribute.Server` and wait until the chief (the coordinator)
+has finished, then exit 0. The chief says it has finished by writing
+`<model_dir>/.cluster_done` (model_dir is shared by all tasks, as the
+evaluator needs it too); a server task stops when that file is newer than
+its own start.
+"""
+
+import json
+import os
+import socket
+import time
+from typing import Dict, List, Optional
+
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat import strategies
+
+DONE_FILE = ".cluster_done"
+_POLL_SECS = 0.5
+
+
+def free_ports(count: int) -> List[int]:
+  """`count` distinct free TCP ports on 127.0.0.1."""
+  sockets, ports = [], []
+  try:
+    for _ in range(count):
+      s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+      s.bind(("127.0.0.1", 0))
+      sockets.append(s)
+      ports.append(s.getsockname()[1])
+  finally:
+    for s in sockets:
+      s.close()
+  return ports
+
+
+def loopback_cluster(workers: int, ps: int = 0, evaluator: int = 0,
+                     chief: int = 1) -> Dict[str, List[str]]:
+  """A cluster spec dict on 127.0.0.1 with free ports."""
+  counts = [("chief", chief), ("worker", workers), ("ps", ps),
+            ("evaluator", evaluator)]
+  ports = iter(free_ports(sum(n for _, n in counts)))
+  return {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)]
+          for job, n in counts if n}
+
+
+def tf_config(cluster: Dict[str, List[str]], task_type: str,
+              task_id: int) -> str:
+  """The TF_CONFIG JSON of one task. Evaluators are not cluster members."""
+  members = {job: addrs for job, addrs in cluster.items()
+             if job != "evaluator"}
+  return json.dumps({"cluster": members,
+                     "task": {"type": task_type, "index": task_id}})
+
+
+def done_path(model_dir: str) -> str:
+  return os.path.join(model_dir, DONE_FILE)
+
+
+def mark_done(model_dir: str) -> None:
+  """The chief: training has finished (server tasks may exit)."""
+  tf.io.gfile.makedirs(model_dir)
+  with tf.io.gfile.GFile(done_path(model_dir), "w") as f:
+    f.write(str(time.time()))
+
+
+def done_since(model_dir: str, since: float) -> bool:
+  """True if the chief marked the run done after `since` (a time.time())."""
+  path = done_path(model_dir)
+  if not tf.io.gfile.exists(path):
+    return False
+  try:
+    with tf.io.gfile.GFile(path) as f:
+      return float(f.read().strip() or 0) >= since
+  except (ValueError, tf.errors.OpError):
+    return False
+
+
+def serves_only(config) -> bool:
+  """True for ps and worker tasks of parameter-server training."""
+  return config.is_distributed and config.task_type in ("ps", "worker") and (
+      strategies.training_mode(config) == "parameter_server")
+
+
+def serve_until_done(config, model_dir: Optional[str],
+                     timeout_secs: Optional[float] = None) -> None:
+  """Starts this task's server and blocks until the chief is done.
+
+  Raises:
+    ValueError: no model_dir to watch for the chief's done mark.
+  """
+  if not model_dir:
+    raise ValueError(
+        f"The {config.task_type} task needs the shared model_dir to learn "
+        "when the chief is done. Fix: pass the same model_dir to every task.")
+  started = time.time()
+  server_config = tf.compat.v1.ConfigProto(
+      inter_op_parallelism_threads=strategies.PS_WORKER_INTER_OP_THREADS)
+  server = tf.distribute.Server(
+      config.cluster_spec, job_name=config.task_type,
+      task_index=config.task_id, protocol="grpc", config=server_config,
+      start=True)
+  logging.info("%s %d serving at %s until the chief is done.",
+               config.task_type, config.task_id, server.target)
+  while not done_since(model_dir, started):
+    if timeout_secs is not None and time.time() - started > timeout_secs:
+      raise TimeoutError(f"The chief did not finish in {timeout_secs} s.")
+    time.sleep(_POLL_SECS)
+  logging.info("The chief is done; %s %d exits.", config.task_type,
+               config.task_id)

@@ -1,0 +1,262 @@
+"""train() under ParameterServerStrategy, driven by a ClusterCoordinator.
+
+The chief is the coordinator. Variables live on the `ps` tasks (created once,
+eagerly, under their legacy names by VariableCapture); each worker reads the
+legacy input_fn's dataset built on that worker; the step function runs
+`steps_per_loop` steps of the model_fn per scheduled closure, as Orbit's
+trainer does. A round schedules one closure per worker and joins; between
+rounds the coordinator reads the global step (on a ps), writes checkpoints
+and summaries, logs, checks for NaN and runs the hooks.
+
+Hooks: steps run remotely and asynchronously, so a hook can fetch only the
+global step here; a hook asking for other tensors gets an error that names
+the alternatives. A worker that dies is survived: the coordinator
+reschedules its closures on the others.
+"""
+
+import time
+from typing import Any, Dict, Optional, Sequence
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat import checkpoints
+from estimator_compat import strategies
+from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function.legacy_updates import (
+    layer_updates_in_collection)
+from estimator_compat.engines.function.session import (
+    EagerSession, HookRunner, UnsupportedOnFunctionEngine)
+from estimator_compat.engines.function.variables import VariableCapture
+from estimator_compat.engines.graph_hooks import GUARD_WARNING
+from estimator_compat.hooks import StopAtStepHook
+from estimator_compat.mode_keys import ModeKeys
+from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+
+_PS_HOOK_FIX = (
+    "On parameter-server training, steps run remotely and asynchronously, so "
+    "hooks can fetch only the global step. Fix: log with "
+    "RunConfig(log_step_count_steps=...), act on checkpoints with "
+    "saving_listeners, or run this hook under MirroredStrategy / "
+    "MultiWorkerMirroredStrategy.")
+
+
+# Step functions and input iterators of finished train() calls. Deleting a
+# function that ran on the cluster blocks in the eager context's
+# remove_function (seen on TF 2.21), so they live as long as the process.
+_KEEP_ALIVE = []
+
+
+class _StepFunction:
+  """The model_fn as a tf.function over a per-worker iterator."""
+
+  def __init__(self, setup: ModelSetup, strategy: tf.distribute.Strategy):
+    self._setup = setup
+    self._strategy = strategy
+    self.capture = VariableCapture()
+    self.graph: Optional[tf.Graph] = None
+    self.spec = None
+    self.function = tf.function(self._steps, autograph=False)
+
+  def _replica(self, features, labels):
+    spec = call_model_fn(self._setup, features, labels, ModeKeys.TRAIN)
+    if self.spec is None:
+      self.spec = spec
+    with tf.control_dependencies([spec.train_op]):
+      return tf.identity(spec.loss)
+
+  def _steps(self, iterator, num_steps):
+    self.graph = tf.compat.v1.get_default_graph()
+    with self._strategy.scope(), self.capture.scope(
+        self._setup.config.tf_random_seed, seed_eagerly=False), (
+            layer_updates_in_collection()):
+      tf.compat.v1.train.get_or_create_global_step()
+
+      def body(i, unused_loss):
+        element = next(iterator)
+        if isinstance(element, tuple) and len(element) == 2:
+          features, labels = element
+        else:
+          features, labels = element, None
+        loss = self._strategy.run(self._replica, args=(features, labels))
+        return i + 1, tf.reshape(tf.cast(loss, tf.float32), [])
+
+      _, loss = tf.while_loop(lambda i, _: i < num_steps, body,
+                              (tf.constant(0, tf.int64), tf.constant(0.0)))
+    return loss
+
+
+class _Hooks:
+  """Runs SessionRunHooks once per round with the global step only."""
+
+  def __init__(self, hooks: Sequence[Any], global_step: tf.Variable):
+    self._graph = tf.Graph()
+    with self._graph.as_default():
+      self._step = tf.compat.v1.train.get_or_create_global_step()
+      self._read = tf.identity(self._step, name="global_step_read")
+      self._graph.add_to_collection("__global_step_read_key",
+                                    self._read)
+      self.runner = HookRunner(hooks)
+      self.runner.begin()
+    self._global_step = global_step
+    self._names = {self._step.name, self._read.name,
+                   self._step.name.split(":")[0]}
+    self.runner.after_create_session(EagerSession(self._graph, self._value))
+
+  def _value(self, item):
+    name = getattr(item, "name", item)
+    if name in self._names or (isinstance(name, str) and
+                               name.split(":")[0] == "global_step"):
+      return self._global_step.numpy()
+    raise UnsupportedOnFunctionEngine(
+        f"A hook asked for {name!r}. {_PS_HOOK_FIX}")
+
+  def before(self):
+    keys = self.runner.before_run(self._graph, {})
+    for key in keys:
+      name = key.split(":", 1)[1]
+      if name not in self._names:
+        raise UnsupportedOnFunctionEngine(
+            f"A hook asked for {name!r}. {_PS_HOOK_FIX}")
+    return keys
+
+  def after(self, keys):
+    step = self._global_step.numpy()
+    self.runner.after_run({key: step for key in keys})
+
+
+def _per_worker_iterator(setup, input_fn, strategy, coordinator):
+  # pylint: disable=g-import-not-at-top
+  from estimator_compat.engines.function.loops import make_dataset
+
+  def dataset_fn(context):
+    return make_dataset(setup, input_fn, ModeKeys.TRAIN, context)
+
+  def per_worker_fn():
+    return strategy.distribute_datasets_from_function(dataset_fn)
+
+  return iter(coordinator.create_per_worker_dataset(per_worker_fn))
+
+
+def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+          steps: Optional[int], max_steps: Optional[int],
+          saving_listeners: Sequence[Any],
+          strategy: tf.distribute.Strategy) -> Optional[float]:
+  """Trains until steps/max_steps or the end of input; returns last loss."""
+  config = setup.config
+  coordinator = strategies.coordinator(strategy)
+  num_workers = max(1, strategy.extended._num_workers)  # pylint: disable=protected-access
+  if config.tf_random_seed is not None:
+    # Before the coordinator's threads start (seeding while they run
+    # deadlocks); variables are created eagerly, where the graph seed does
+    # not reach.
+    tf.keras.utils.set_random_seed(config.tf_random_seed)
+  with strategy.scope():
+    iterator = _per_worker_iterator(setup, input_fn, strategy, coordinator)
+    step_fn = _StepFunction(setup, strategy)
+    _KEEP_ALIVE.append((step_fn, iterator))
+    # A zero-step closure traces the model and creates its variables (on the
+    # ps tasks) without consuming input.
+    coordinator.schedule(step_fn.function,
+                         args=(iterator, tf.constant(0, tf.int64)))
+    coordinator.join()
+  variables = variables_for_names(step_fn.capture.saveable_by_name())
+  global_step = variables["global_step"]
+  checkpointing.restore_or_warm_start(
+      setup, variables, checkpoints.latest_checkpoint(setup.model_dir))
+  writer = checkpointing.CheckpointWriter(
+      setup, variables, global_step, step_fn.graph, saving_listeners)
+  start = int(global_step.numpy())
+  target = max_steps if max_steps is not None else (
+      start + steps if steps is not None else None)
+  all_hooks = list(hooks) + list(step_fn.spec.training_hooks) + (
+      list(step_fn.spec.training_chief_hooks) if config.is_chief else [])
+  hook_runner = _Hooks(all_hooks, global_step)
+  summaries = _Summaries(setup) if config.is_chief else None
+  writer.begin()
+  if target is not None and start >= target:
+    logging.info("Skipping training since max_steps has already saved.")
+  current, last_loss, fix_step, checked = start, None, False, False
+  rounds, last_log = 0, (time.time(), start)
+  while (target is None or current < target) and (
+      not hook_runner.runner.stop_requested):
+    keys = hook_runner.before()
+    remaining = None if target is None else target - current
+    scheduled, remote = 0, None
+    for _ in range(num_workers):
+      n = config.steps_per_loop if remaining is None else min(
+          config.steps_per_loop, remaining - scheduled)
+      if n <= 0:
+        break
+      remote = coordinator.schedule(step_fn.function,
+                                    args=(iterator, tf.constant(n, tf.int64)))
+      scheduled += n
+    try:
+      coordinator.join()
+      last_loss = float(remote.fetch())
+    except tf.errors.OutOfRangeError:
+      logging.info("Input ended; stopping training.")
+      break
+    if not checked:
+      checked = True
+      fix_step = int(global_step.numpy()) == current
+      if fix_step:
+        logging.warning(GUARD_WARNING)
+    if fix_step:
+      global_step.assign_add(scheduled)
+    current = int(global_step.numpy())
+    rounds += 1
+    if not np.isfinite(last_loss):
+      raise tf.compat.v1.train.NanLossDuringTrainingError()
+    hook_runner.after(keys)
+    if config.log_step_count_steps and (
+        current - last_log[1] >= config.log_step_count_steps):
+      now = time.time()
+      rate = (current - last_log[1]) / max(now - last_log[0], 1e-9)
+      logging.info("loss = %s, step = %d (%.1f steps/sec)", last_loss,
+                   current, rate)
+      if summaries is not None:
+        summaries.scalar("global_step/sec", rate, current)
+      last_log = (now, current)
+    if summaries is not None and config.save_summary_steps and (
+        rounds == 1 or current % config.save_summary_steps <
+        scheduled):
+      summaries.scalar("loss", last_loss, current)
+    if writer.after_step(current):
+      break
+  writer.end()
+  hook_runner.runner.end()
+  if summaries is not None:
+    summaries.close()
+  logging.info("Loss for final step: %s.", last_loss)
+  return last_loss
+
+
+class _Summaries:
+  """Scalars the coordinator writes to model_dir (TensorBoard)."""
+
+  def __init__(self, setup: ModelSetup):
+    with tf.Graph().as_default():
+      self._writer = tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
+
+  def scalar(self, tag: str, value: float, step: int) -> None:
+    summary = tf.compat.v1.Summary()
+    summary.value.add(tag=tag, simple_value=float(value))
+    self._writer.add_summary(summary, step)
+
+  def close(self) -> None:
+    self._writer.flush()
+
+
+def variables_for_names(variables: Dict[str, Any]) -> Dict[str, Any]:
+  """Checkpoint names: a partitioned variable's shards as `name/part_K`."""
+  out = {}
+  for name, variable in variables.items():
+    shards = getattr(variable, "variables", None)
+    if shards is not None and type(variable).__name__ == "ShardedVariable":
+      for k, shard in enumerate(shards):
+        out[f"{name}/part_{k}"] = shard
+    else:
+      out[name] = variable
+  return out
