@@ -8,6 +8,7 @@ evaluator needs it too); a server task stops when that file is newer than
 its own start.
 """
 
+import atexit
 import json
 import os
 import socket
@@ -57,18 +58,39 @@ def tf_config(cluster: Dict[str, List[str]], task_type: str,
                      "task": {"type": task_type, "index": task_id}})
 
 
-def done_path(model_dir: str) -> str:
+DONE_FILE_ENV = "ESTIMATOR_COMPAT_DONE_FILE"  # Set by --local_cluster.
+_marked_at_exit = set()
+
+
+def done_path(model_dir: Optional[str]) -> str:
+  """The chief's done file: $ESTIMATOR_COMPAT_DONE_FILE or in model_dir."""
+  path = os.environ.get(DONE_FILE_ENV)
+  if path:
+    return path
+  if not model_dir:
+    raise ValueError(
+        "Server tasks need the shared model_dir to learn when the chief is "
+        "done. Fix: pass the same model_dir to every task.")
   return os.path.join(model_dir, DONE_FILE)
 
 
-def mark_done(model_dir: str) -> None:
+def mark_done(model_dir: Optional[str]) -> None:
   """The chief: training has finished (server tasks may exit)."""
-  tf.io.gfile.makedirs(model_dir)
-  with tf.io.gfile.GFile(done_path(model_dir), "w") as f:
+  path = done_path(model_dir)
+  tf.io.gfile.makedirs(os.path.dirname(path) or ".")
+  with tf.io.gfile.GFile(path, "w") as f:
     f.write(str(time.time()))
 
 
-def done_since(model_dir: str, since: float) -> bool:
+def mark_done_at_exit(model_dir: Optional[str]) -> None:
+  """The chief: write the done file when this process ends (once)."""
+  path = done_path(model_dir)
+  if path not in _marked_at_exit:
+    _marked_at_exit.add(path)
+    atexit.register(mark_done, model_dir)
+
+
+def done_since(model_dir: Optional[str], since: float) -> bool:
   """True if the chief marked the run done after `since` (a time.time())."""
   path = done_path(model_dir)
   if not tf.io.gfile.exists(path):
@@ -93,10 +115,7 @@ def serve_until_done(config, model_dir: Optional[str],
   Raises:
     ValueError: no model_dir to watch for the chief's done mark.
   """
-  if not model_dir:
-    raise ValueError(
-        f"The {config.task_type} task needs the shared model_dir to learn "
-        "when the chief is done. Fix: pass the same model_dir to every task.")
+  done_path(model_dir)  # Fails early without a place to watch.
   started = time.time()
   server_config = tf.compat.v1.ConfigProto(
       inter_op_parallelism_threads=strategies.PS_WORKER_INTER_OP_THREADS)

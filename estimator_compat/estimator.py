@@ -15,6 +15,7 @@ import tensorflow as tf
 from absl import logging
 
 from estimator_compat import checkpoints
+from estimator_compat import cluster
 from estimator_compat import strategies
 from estimator_compat import warm_starting
 from estimator_compat.engines import get_engine
@@ -160,6 +161,8 @@ class Estimator:
     _check_positive("steps", steps)
     _check_positive("max_steps", max_steps)
     hooks = _check_hooks(hooks, "train")
+    if self._serve_or_refuse_in_cluster():
+      return self
     if max_steps is not None:
       start = checkpoints.global_step_of(self.latest_checkpoint())
       if start >= max_steps:
@@ -168,6 +171,30 @@ class Estimator:
     self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
                          list(saving_listeners or []))
     return self
+
+  def _serve_or_refuse_in_cluster(self) -> bool:
+    """Cluster roles: True if this task served instead of training.
+
+    ps and worker tasks of parameter-server training serve until the chief
+    is done; an evaluator does not train; a chief marks the run done when
+    its process ends, so that serving tasks exit.
+
+    Raises:
+      ValueError: train() on an evaluator task.
+    """
+    config = self._config
+    if not config.is_distributed and config.task_type != "evaluator":
+      return False
+    if config.task_type == "evaluator":
+      raise ValueError(
+          "train() was called on the evaluator task (TF_CONFIG). Fix: call "
+          "train_and_evaluate(), which evaluates each new checkpoint there.")
+    if cluster.serves_only(config):
+      cluster.serve_until_done(config, self._model_dir)
+      return True
+    if config.is_chief:
+      cluster.mark_done_at_exit(self._model_dir)
+    return False
 
   def evaluate(self,
                input_fn: Callable[..., Any],

@@ -14,6 +14,12 @@ def install() -> types.ModuleType:
   or `import tensorflow_estimator` runs without edits. Calling it twice is
   harmless.
 
+  It also reads the distribution flags from the command line (`--strategy`,
+  `--local_cluster`, `--min_shard_bytes`, `--max_shards`; see
+  `estimator_compat.command_line`) and removes them from `sys.argv`, so a
+  legacy program runs distributed without edits. With `--local_cluster`
+  this call runs the whole cluster and exits the process.
+
   Returns:
     The estimator_compat module.
   """
@@ -23,4 +29,6 @@ def install() -> types.ModuleType:
   tf.compat.v2.estimator = package
   sys.modules.setdefault("tensorflow.estimator", package)
   sys.modules.setdefault("tensorflow_estimator", package)
+  from estimator_compat import command_line  # pylint: disable=g-import-not-at-top
+  command_line.apply()
   return package

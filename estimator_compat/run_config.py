@@ -298,6 +298,17 @@ class RunConfig:
     """True when TF_CONFIG names a cluster (not part of the legacy API)."""
     return bool(self._cluster.cluster_spec.as_dict())
 
+  def __deepcopy__(self, memo) -> "RunConfig":
+    """A copy that shares strategy objects (they hold devices and threads)."""
+    shared = ("_train_distribute", "_eval_distribute",
+              "_experimental_distribute", "_v2_strategies", "_device_fn")
+    copied = RunConfig.__new__(RunConfig)
+    memo[id(self)] = copied
+    for key, value in self.__dict__.items():
+      copied.__dict__[key] = value if key in shared else copy.deepcopy(
+          value, memo)
+    return copied
+
   def replace(self, **kwargs: Any) -> "RunConfig":
     """Returns a copy with the given legacy fields replaced.
 

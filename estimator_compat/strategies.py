@@ -21,7 +21,8 @@ NAMES = ("default", "one_device", "mirrored", "multi_worker_mirrored",
          "parameter_server")
 PS_WORKER_INTER_OP_THREADS = 8  # Fewer hang after the first step (notes).
 
-_process: Dict[str, Any] = {"name": None}
+_process: Dict[str, Any] = {"name": None, "min_shard_bytes": None,
+                            "max_shards": None}
 _built: Dict[str, Any] = {}
 
 
@@ -34,6 +35,13 @@ def set_process_strategy(name: Optional[str]) -> None:
   if name is not None and name not in NAMES:
     raise ValueError(f"Unknown strategy {name!r}. Fix: use one of {NAMES}.")
   _process["name"] = name
+
+
+def set_process_partitioning(min_shard_bytes: Optional[int],
+                             max_shards: Optional[int]) -> None:
+  """Partitioning for PS training when RunConfig sets none (the flags)."""
+  _process["min_shard_bytes"] = min_shard_bytes
+  _process["max_shards"] = max_shards
 
 
 def process_strategy_name() -> Optional[str]:
@@ -76,11 +84,12 @@ def training_mode(config: Any) -> str:
 
 
 def _partitioner(config: Any):
-  if config.min_shard_bytes is None and config.max_shards is None:
+  min_bytes = config.min_shard_bytes or _process["min_shard_bytes"]
+  max_shards = config.max_shards or _process["max_shards"]
+  if min_bytes is None and max_shards is None:
     return None
   return tf.distribute.experimental.partitioners.MinSizePartitioner(
-      min_shard_bytes=config.min_shard_bytes or 256 << 10,
-      max_shards=config.max_shards or 1)
+      min_shard_bytes=min_bytes or 256 << 10, max_shards=max_shards or 1)
 
 
 def _parameter_server(config: Any) -> tf.distribute.Strategy:

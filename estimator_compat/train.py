@@ -63,6 +63,21 @@ flags.DEFINE_integer("steps_per_loop", 1,
                      "Training steps per function call (function engine). "
                      "Hooks, logging and checkpoint/summary cadence are "
                      "checked once per call.", lower_bound=1)
+flags.DEFINE_enum("strategy", None, ["default", "one_device", "mirrored",
+                                      "multi_worker_mirrored",
+                                      "parameter_server"],
+                  "tf.distribute strategy. Default: none, or parameter "
+                  "server when TF_CONFIG has ps tasks.")
+flags.DEFINE_string("local_cluster", None,
+                    "Run as a loopback cluster of processes, e.g. "
+                    "worker:2,ps:1[,evaluator:1] (servers listen on "
+                    "127.0.0.1 only).")
+flags.DEFINE_integer("min_shard_bytes", None,
+                     "Parameter-server training: partition variables into "
+                     "shards of at least this many bytes.", lower_bound=1)
+flags.DEFINE_integer("max_shards", None,
+                     "Parameter-server training: at most this many shards "
+                     "per variable.", lower_bound=1)
 flags.DEFINE_integer("throttle_secs", 600,
                      "Evaluate after a checkpoint at most every N seconds; "
                      "there is always a final evaluation.", lower_bound=0)
@@ -107,6 +122,15 @@ def load_callable(spec: str, flag: str) -> Callable[..., Any]:
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  model_dir = FLAGS.model_dir or tempfile.mkdtemp(prefix="estimator_compat_")
+  if FLAGS.local_cluster:
+    # Every task must share one model_dir.
+    from estimator_compat import local_cluster  # pylint: disable=g-import-not-at-top
+    command = list(sys.orig_argv)
+    if not FLAGS.model_dir:
+      command.append(f"--model_dir={model_dir}")
+    print(f"model_dir: {os.path.abspath(model_dir)}")
+    return local_cluster.launch(FLAGS.local_cluster, FLAGS.strategy, command)
   # Imported here so that --help works without loading TensorFlow.
   import estimator_compat as tfe  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
@@ -117,7 +141,6 @@ def main(argv):
   train_input_fn = load_callable(FLAGS.input_fn, "input_fn")
   eval_input_fn = (load_callable(FLAGS.eval_input_fn, "eval_input_fn")
                    if FLAGS.eval_input_fn else train_input_fn)
-  model_dir = FLAGS.model_dir or tempfile.mkdtemp(prefix="estimator_compat_")
   logging.info("model_dir: %s", model_dir)
   config = tfe.RunConfig(
       model_dir=model_dir, tf_random_seed=FLAGS.tf_random_seed,
@@ -132,6 +155,8 @@ def main(argv):
       tfe.TrainSpec(train_input_fn, max_steps=FLAGS.train_steps),
       tfe.EvalSpec(eval_input_fn, steps=FLAGS.eval_steps,
                    throttle_secs=FLAGS.throttle_secs))
+  if metrics is None:  # A worker, ps or evaluator task of a cluster.
+    return 0
   summary = {key: float(value) for key, value in sorted(metrics.items())}
   print(f"model_dir: {os.path.abspath(model_dir)}")
   print("final evaluation: " + json.dumps(summary))

@@ -9,6 +9,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from absl import logging
 
 from estimator_compat.checkpoints import global_step_of
+from estimator_compat import cluster
+from estimator_compat import strategies
 from estimator_compat.estimator import Estimator
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
 
@@ -151,15 +153,20 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
                                                      List[Any]]:
   """Trains, evaluating after checkpoints (throttled) and at the end.
 
-  Runs in local mode: one process trains and evaluates. A TF_CONFIG cluster
-  is rejected here with a clear error.
+  Without a TF_CONFIG cluster one process trains and evaluates. In a
+  cluster each task plays its TF_CONFIG role: the chief trains (under the
+  strategy chosen as in `strategies`) and evaluates once at the end;
+  multi-worker `worker` tasks train with it; `ps` and `worker` tasks of
+  parameter-server training serve; the `evaluator` evaluates each new
+  checkpoint (after `start_delay_secs`, at most every `throttle_secs`) into
+  `eval/` and runs the exporters, until the final step or the chief's end.
 
   Returns:
     (metrics of the last evaluation, results of its exporters).
 
   Raises:
     TypeError: an argument of the wrong type.
-    ValueError: a distributed TF_CONFIG.
+    ValueError: a cluster without a strategy that can use it.
   """
   if not isinstance(estimator, Estimator):
     raise TypeError(f"train_and_evaluate needs an Estimator, got "
@@ -171,12 +178,10 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
     raise TypeError(f"eval_spec must be an EvalSpec, got "
                     f"{type(eval_spec).__name__}.")
   config = estimator.config
+  if config.task_type == "evaluator":
+    return _run_evaluator_task(estimator, eval_spec, train_spec.max_steps)
   if config.is_distributed:
-    raise ValueError(
-        f"TF_CONFIG describes a cluster (this task: {config.task_type} "
-        f"{config.task_id}), but this version of estimator_compat runs "
-        "train_and_evaluate in local mode only. Fix: unset TF_CONFIG (or its "
-        "'cluster') to train in one process.")
+    return _train_in_cluster(estimator, train_spec, eval_spec, config)
   evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
   listener = _EvaluateAfterSave(evaluator, eval_spec.throttle_secs)
   estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
@@ -186,4 +191,53 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
   final_step = global_step_of(estimator.latest_checkpoint())
   if evaluator.last_step is None or evaluator.last_step != final_step:
     evaluator.evaluate_and_export(is_final=True)
+  return evaluator.last_result, evaluator.export_results
+
+
+def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
+                      eval_spec: EvalSpec, config):
+  """The chief or a worker of a TF_CONFIG cluster (see train_and_evaluate)."""
+  mode = strategies.training_mode(config)
+  if mode not in ("parameter_server", "multi_worker_mirrored"):
+    raise ValueError(
+        f"TF_CONFIG describes a cluster (this task: {config.task_type} "
+        f"{config.task_id}) but training is not distributed across it "
+        f"(strategy: {mode}). Fix: add ps tasks for parameter-server "
+        "training, pass --strategy=multi_worker_mirrored or "
+        "parameter_server (or RunConfig(train_distribute=...)), or unset "
+        "TF_CONFIG to train in one process.")
+  estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
+                  max_steps=train_spec.max_steps,
+                  saving_listeners=train_spec.saving_listeners)
+  if not config.is_chief:
+    return None, []
+  evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+  evaluator.evaluate_and_export(is_final=True)
+  cluster.mark_done(estimator.model_dir)
+  return evaluator.last_result, evaluator.export_results
+
+
+def _run_evaluator_task(estimator: Estimator, eval_spec: EvalSpec,
+                        max_steps: Optional[int]):
+  """Evaluates each new checkpoint until the final step or the chief's end."""
+  started = time.time()
+  time.sleep(eval_spec.start_delay_secs)
+  evaluator = _Evaluator(estimator, eval_spec, max_steps)
+  evaluated = None
+  while True:
+    chief_done = cluster.done_since(estimator.model_dir, started)
+    latest = estimator.latest_checkpoint()
+    if latest and latest != evaluated:
+      step = global_step_of(latest)
+      final = chief_done or (max_steps is not None and step >= max_steps)
+      begun = time.time()
+      evaluator.evaluate_and_export(is_final=final)
+      evaluated = latest
+      if final:
+        break
+      time.sleep(max(0.0, eval_spec.throttle_secs - (time.time() - begun)))
+    elif chief_done:
+      break
+    else:
+      time.sleep(1.0)
   return evaluator.last_result, evaluator.export_results

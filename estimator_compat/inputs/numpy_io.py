@@ -90,7 +90,9 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
       return features, (labels[unwrap_y] if unwrap_y else labels)
 
     dataset = dataset.map(to_structure)
-    if tf.executing_eagerly():
+    if tf.executing_eagerly() or tf.inside_function():
+      # Eager callers and dataset functions (per-worker input of
+      # parameter-server training) take the Dataset itself.
       return dataset
     return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
 

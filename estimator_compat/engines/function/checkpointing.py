@@ -115,9 +115,11 @@ class CheckpointWriter:
                listeners: Sequence[Any]):
     config = setup.config
     self._model_dir = setup.model_dir
+    # Only the chief writes model_dir (other multi-worker tasks train and
+    # write nothing there).
     self._enabled = bool(config.save_checkpoints_steps or
-                         config.save_checkpoints_secs)
-    if listeners and not self._enabled:
+                         config.save_checkpoints_secs) and config.is_chief
+    if listeners and not self._enabled and config.is_chief:
       raise ValueError(
           "saving_listeners were given but checkpoints are disabled "
           "(save_checkpoints_steps and save_checkpoints_secs are None). Fix: "

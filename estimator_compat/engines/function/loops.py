@@ -168,8 +168,9 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   # The summary hooks share one cached writer per directory; made here,
   # outside the traced graph, it does not try to serialize that graph's
   # eager-variable collections into the events file (graph.pbtxt has it).
-  with tf.Graph().as_default():
-    tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
+  if config.is_chief:
+    with tf.Graph().as_default():
+      tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
   model = TracedModel(setup, ModeKeys.TRAIN, dataset, build, strategy)
   runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()

@@ -178,7 +178,9 @@ class TracedModel:
       return spec.loss
 
     losses = strategy.run(replica_fn, args=(features, labels))
-    first = specs[0]
+    # This worker's first replica (ids are global across multi-worker
+    # clusters, so a second worker's first replica is not 0).
+    first = specs[min(specs)]
     graph = tf.compat.v1.get_default_graph()
     if getattr(graph, "_is_loss_scaled_by_optimizer", False):
       reduce_op = tf.compat.v1.distribute.get_loss_reduction()
@@ -191,7 +193,7 @@ class TracedModel:
     if first.train_op is not None:
       train_op = tf.group(*[specs[i].train_op for i in sorted(specs)])
     if metrics:
-      self.metric_values = metrics[0][0]
+      self.metric_values = metrics[min(metrics)][0]
       self.metric_update = tf.group(*[metrics[i][1] for i in sorted(metrics)])
     return first._replace(loss=loss, train_op=train_op)
 
