@@ -74,6 +74,12 @@ class _StepFunction:
       tf.compat.v1.train.get_or_create_global_step()
 
       def body(i, unused_loss):
+        # At the top-level name scope, as in a graph: no "while/" prefix on
+        # variables created by name (v1 optimizers' beta1_power).
+        with tf.compat.v1.get_default_graph().name_scope(""):
+          return step(i)
+
+      def step(i):
         element = next(iterator)
         if isinstance(element, tuple) and len(element) == 2:
           features, labels = element

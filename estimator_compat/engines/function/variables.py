@@ -35,6 +35,14 @@ def _replica_id() -> int:
   return replica_id if isinstance(replica_id, int) else 0
 
 
+def legacy_name(variable) -> str:
+  """A captured variable's name without ':0' (a partitioned one's base)."""
+  if type(variable).__name__ == "ShardedVariable":
+    first = variable.variables[0].name.split(":")[0]
+    return first[:-len("/part_0")] if first.endswith("/part_0") else first
+  return variable.name.split(":")[0]
+
+
 class VariableCapture:
   """Creates a model's variables once and returns them on every trace."""
 
@@ -52,7 +60,7 @@ class VariableCapture:
 
   def by_name(self) -> Dict[str, tf.Variable]:
     """Captured variables by legacy name (no ':0'), as checkpoints name them."""
-    return {v.name.split(":")[0]: v for v in self._variables}
+    return {legacy_name(v): v for v in self._variables}
 
   def saveable_by_name(self) -> Dict[str, tf.Variable]:
     """The variables a checkpoint holds: all but local (e.g. metric) ones."""
@@ -152,7 +160,7 @@ class VariableCapture:
           "(RunConfig(engine='graph')).")
     variable = self._variables[self._next]
     wanted = kwargs.get("name")
-    base = variable.name.split(":")[0]
+    base = legacy_name(variable)
     wanted = None if wanted is None else str(wanted).split(":")[0].rstrip("/")
     if wanted and not base.endswith(wanted):
       raise ValueError(
@@ -166,11 +174,17 @@ class VariableCapture:
   def _register(variable: tf.Variable, kwargs) -> None:
     collections = list(kwargs.get("collections") or
                        [_GraphKeys.GLOBAL_VARIABLES])
+    # A partitioned variable (ShardedVariable, parameter-server training) is
+    # registered as its shards, as TF1 registered a PartitionedVariable's
+    # parts: optimizers then update (and create slots for) each shard.
+    parts = list(getattr(variable, "variables", None) or [variable]) if (
+        type(variable).__name__ == "ShardedVariable") else [variable]
     if kwargs.get("trainable", True) is not False and (
         _GraphKeys.TRAINABLE_VARIABLES not in collections) and (
-            variable.trainable):
+            getattr(parts[0], "trainable", True)):
       collections.append(_GraphKeys.TRAINABLE_VARIABLES)
     graph = tf.compat.v1.get_default_graph()
     for key in collections:
-      if not any(v is variable for v in graph.get_collection(key)):
-        graph.add_to_collection(key, variable)
+      for part in parts:
+        if not any(v is part for v in graph.get_collection(key)):
+          graph.add_to_collection(key, part)
