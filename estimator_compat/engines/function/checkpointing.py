@@ -14,6 +14,8 @@ from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
 from absl import logging
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import checkpoints
 from estimator_compat.model_fn_call import ModelSetup
@@ -59,9 +61,26 @@ def sync_copies(variables: Dict[str, tf.Variable]) -> None:
         copy.assign(copies[0].read_value())
 
 
+def _by_checkpoint_name(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
+  """Saver var_list: slices of one partitioned variable grouped by its name."""
+  out: Dict[str, Any] = {}
+  for name, variable in _first_copies(variables).items():
+    info = getattr(variable, "_save_slice_info", None)
+    if info is None:
+      out[name] = variable
+    else:
+      # The Saver's own slice path reads `variable.op`, which eager
+      # variables lack; a saveable per slice says the same thing.
+      resource = getattr(variable, "_v", variable)  # PS AggregatingVariable
+      out.setdefault(info.full_name, []).append(
+          saveable_object_util.ResourceVariableSaveable(
+              resource, info.spec, info.full_name))
+  return out
+
+
 def _make_saver(config, variables: Dict[str, tf.Variable]):
   return tf.compat.v1.train.Saver(
-      var_list=_first_copies(variables),
+      var_list=_by_checkpoint_name(variables),
       sharded=False,  # Same file names; sharded saving needs graph mode.
       max_to_keep=config.keep_checkpoint_max,
       keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,

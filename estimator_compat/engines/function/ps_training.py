@@ -204,6 +204,9 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     except tf.errors.OutOfRangeError:
       logging.info("Input ended; stopping training.")
       break
+    except (tf.errors.UnavailableError, tf.errors.AbortedError,
+            tf.errors.CancelledError) as e:
+      raise RuntimeError(_lost_ps_message(setup, current, e)) from e
     if not checked:
       checked = True
       fix_step = int(global_step.numpy()) == current
@@ -239,6 +242,16 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   return last_loss
 
 
+def _lost_ps_message(setup: ModelSetup, step: int, error: Exception) -> str:
+  latest = checkpoints.latest_checkpoint(setup.model_dir)
+  return (
+      f"Parameter-server training lost a task it cannot do without (a ps; "
+      f"lost workers are survived) near global step {step}: "
+      f"{str(error).splitlines()[0][:300]} The last checkpoint is {latest}. "
+      "Fix: restart the whole cluster (every task, same TF_CONFIG roles); "
+      "training resumes from the last checkpoint.")
+
+
 class _Summaries:
   """Scalars the coordinator writes to model_dir (TensorBoard)."""
 
@@ -256,13 +269,39 @@ class _Summaries:
 
 
 def variables_for_names(variables: Dict[str, Any]) -> Dict[str, Any]:
-  """Checkpoint names: a partitioned variable's shards as `name/part_K`."""
-  out = {}
+  """Checkpoint variables; a partitioned one as its shards, saved as slices.
+
+  As TF1 saved a PartitionedVariable: each shard `name/part_K` (and each of
+  its optimizer slots `name/part_K/Adam`) is a slice of the full variable
+  `name` (`name/Adam`), so the checkpoint holds the full legacy names and
+  shapes, and unpartitioned runs restore it as is.
+  """
+  out, infos = {}, {}
   for name, variable in variables.items():
-    shards = getattr(variable, "variables", None)
-    if shards is not None and type(variable).__name__ == "ShardedVariable":
-      for k, shard in enumerate(shards):
-        out[f"{name}/part_{k}"] = shard
-    else:
+    if type(variable).__name__ != "ShardedVariable":
       out[name] = variable
+      continue
+    full_shape = variable.shape.as_list()
+    offset = 0
+    for k, shard in enumerate(variable.variables):
+      part = f"{name}/part_{k}"
+      shape = shard.shape.as_list()
+      infos[part] = (name, full_shape, [offset] + [0] * (len(shape) - 1),
+                     shape)
+      offset += shape[0]
+      out[part] = shard
+  for name, variable in out.items():
+    base, slot = name, ""
+    while base not in infos and "/" in base:
+      base, tail = base.rsplit("/", 1)
+      slot = tail + ("/" + slot if slot else "")
+    if base not in infos:
+      continue
+    full_name, full_shape, offset, shape = infos[base]
+    rank = variable.shape.rank
+    if slot:
+      full_name = f"{full_name}/{slot}"
+    if rank:
+      variable._set_save_slice_info(tf.Variable.SaveSliceInfo(  # pylint: disable=protected-access
+          full_name, full_shape[:rank], offset[:rank], shape[:rank]))
   return out

@@ -1,0 +1,248 @@
+"""Real multi-process clusters on loopback: MWMS, PS (+partitioning), roles.
+
+Every process a test starts is killed in teardown, and each test checks that
+none of its processes outlived it. Ports are picked free on 127.0.0.1.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from estimator_compat import cluster
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAM = os.path.join(ROOT, "tests", "cluster_program.py")
+SEED_RUNNER = os.path.join(ROOT, "tests", "seed_runner.py")
+TIMEOUT = 300
+STEPS = 300
+
+pytestmark = pytest.mark.slow
+
+
+def _env(**extra):
+  env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3")
+  for key in ("TF_CONFIG", "ESTIMATOR_COMPAT_ENGINE", cluster.DONE_FILE_ENV):
+    env.pop(key, None)
+  env.update(extra)
+  return env
+
+
+class _Processes:
+  """Starts processes in their own sessions; kills what is left."""
+
+  def __init__(self):
+    self.started = []
+
+  def start(self, args, cwd, **env):
+    log = open(os.path.join(cwd, f"log_{len(self.started)}.txt"), "w")
+    process = subprocess.Popen(args, cwd=cwd, env=_env(**env), stdout=log,
+                               stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    process.log_path = log.name
+    self.started.append(process)
+    return process
+
+  def run(self, args, cwd, **env):
+    process = self.start(args, cwd, **env)
+    process.wait(timeout=TIMEOUT)
+    return process.returncode, _read(process)
+
+  def cleanup(self):
+    for process in self.started:
+      if process.poll() is None:
+        try:
+          os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+          pass
+        process.wait()
+
+
+def _read(process):
+  with open(process.log_path) as f:
+    return f.read()
+
+
+def _result(output):
+  lines = [l for l in output.splitlines() if "RESULT " in l]
+  assert lines, output[-3000:]
+  return json.loads(lines[-1].split("RESULT ", 1)[1])
+
+
+def _leftover(marker):
+  """Processes whose command line contains marker (our tmp dir)."""
+  out = []
+  for pid in os.listdir("/proc"):
+    if not pid.isdigit() or int(pid) == os.getpid():
+      continue
+    try:
+      with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if marker.encode() in f.read():
+          out.append(int(pid))
+    except OSError:
+      pass
+  return out
+
+
+@pytest.fixture
+def procs(tmp_path):
+  processes = _Processes()
+  yield processes
+  processes.cleanup()
+  time.sleep(0.5)
+  assert _leftover(str(tmp_path)) == [], "processes outlived the test"
+
+
+@pytest.fixture(scope="module")
+def single_accuracy(tmp_path_factory):
+  """The same program trained in one process (the reference)."""
+  workdir = tmp_path_factory.mktemp("single")
+  done = subprocess.run([sys.executable, PROGRAM, "model", str(STEPS)],
+                        cwd=workdir, env=_env(), capture_output=True,
+                        text=True, timeout=TIMEOUT, check=False)
+  assert done.returncode == 0, done.stderr[-3000:]
+  return _result(done.stdout)["accuracy"]
+
+
+def _checkpoint_names(model_dir):
+  path = tf.train.latest_checkpoint(model_dir)
+  return {name for name, _ in tf.train.list_variables(path)}, int(
+      tf.train.load_checkpoint(path).get_tensor("global_step"))
+
+
+def test_multi_worker_mirrored_two_workers(tmp_path, procs, single_accuracy):
+  code, out = procs.run(
+      [sys.executable, PROGRAM, str(tmp_path / "model"), str(STEPS),
+       "--strategy=multi_worker_mirrored", "--local_cluster=worker:2"],
+      cwd=tmp_path)
+  assert code == 0, out[-3000:]
+  assert "'worker:0': 0" in out
+  result = _result(out)
+  assert result["global_step"] == STEPS
+  assert abs(result["accuracy"] - single_accuracy) <= 0.02
+  # Only the chief wrote model_dir: one events file, checkpoints once.
+  files = os.listdir(tmp_path / "model")
+  assert len([f for f in files if f.startswith("events.")]) == 1, files
+  assert _checkpoint_names(str(tmp_path / "model"))[1] == STEPS
+
+
+def test_parameter_server_with_partitioning(tmp_path, procs, single_accuracy):
+  code, out = procs.run(
+      [sys.executable, PROGRAM, str(tmp_path / "model"), str(STEPS),
+       "--strategy=parameter_server", "--local_cluster=worker:2,ps:2",
+       "--min_shard_bytes=64", "--max_shards=2"], cwd=tmp_path)
+  assert code == 0, out[-3000:]
+  assert "exit codes: {'chief': 0, 'worker:0': 0, 'worker:1': 0, 'ps:0': 0, " \
+         "'ps:1': 0}" in out
+  result = _result(out)
+  assert result["global_step"] == STEPS
+  assert abs(result["accuracy"] - single_accuracy) <= 0.02
+  # Shards are saved as slices of the full legacy variable, as TF1 saved
+  # partitioned variables: full names and shapes, readable unpartitioned.
+  names, step = _checkpoint_names(str(tmp_path / "model"))
+  assert step == STEPS
+  assert {"dense/kernel", "dense/kernel/Adam", "beta1_power"} <= names, names
+  assert not any("part_" in name for name in names), names
+  with open(tmp_path / "model" / "graph.pbtxt") as f:
+    graph = f.read()  # The traced step reads the shards.
+  assert "dense/kernel/part_0" in graph and "dense/kernel/part_1" in graph
+
+
+def _manual_cluster(procs, tmp_path, steps, evaluator=False, workers=2):
+  """Starts the program once per TF_CONFIG task; returns {name: process}."""
+  spec = cluster.loopback_cluster(workers=workers, ps=1,
+                                  evaluator=1 if evaluator else 0)
+  model_dir = str(tmp_path / "model")
+  started = {}
+  for job in ("ps", "worker", "chief", "evaluator"):
+    for index in range(len(spec.get(job, []))):
+      config = cluster.tf_config(spec, job, index)
+      if job == "evaluator":
+        config = json.dumps(dict(json.loads(config),
+                                 task={"type": "evaluator", "index": 0}))
+      started[f"{job}:{index}"] = procs.start(
+          [sys.executable, PROGRAM, model_dir, str(steps)], cwd=tmp_path,
+          TF_CONFIG=config)
+  return started, model_dir
+
+
+def test_legacy_between_graph_program_with_evaluator(tmp_path, procs,
+                                                     single_accuracy):
+  # TF_CONFIG with ps tasks and no strategy: parameter-server training, as
+  # the Estimator decided; every role runs the unchanged program.
+  started, model_dir = _manual_cluster(procs, tmp_path, STEPS, evaluator=True)
+  for name, process in started.items():
+    process.wait(timeout=TIMEOUT)
+    assert process.returncode == 0, (name, _read(process)[-3000:])
+  result = _result(_read(started["chief:0"]))
+  assert abs(result["accuracy"] - single_accuracy) <= 0.02
+  evaluated = _result(_read(started["evaluator:0"]))
+  assert evaluated["global_step"] == STEPS
+  steps = sorted({event.step for path in tf.io.gfile.glob(
+      os.path.join(model_dir, "eval", "events.*"))
+                  for event in tf.compat.v1.train.summary_iterator(path)
+                  if event.summary.value})
+  assert steps and steps[-1] == STEPS
+
+
+def test_worker_killed_mid_run_is_survived(tmp_path, procs):
+  steps = 2000
+  started, model_dir = _manual_cluster(procs, tmp_path, steps)
+  deadline = time.time() + TIMEOUT
+  while not tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-100.index")):
+    assert time.time() < deadline, _read(started["chief:0"])[-3000:]
+    assert started["chief:0"].poll() is None, _read(started["chief:0"])[-3000:]
+    time.sleep(0.2)
+  os.killpg(started["worker:1"].pid, signal.SIGKILL)
+  started["chief:0"].wait(timeout=TIMEOUT)
+  output = _read(started["chief:0"])
+  assert started["chief:0"].returncode == 0, output[-3000:]
+  assert _checkpoint_names(model_dir)[1] == steps
+  for name in ("ps:0", "worker:0"):
+    started[name].wait(timeout=60)
+    assert started[name].returncode == 0, name
+
+
+def test_seed_program_on_a_local_ps_cluster(tmp_path, procs):
+  code, out = procs.run(
+      [sys.executable, SEED_RUNNER, "--strategy=parameter_server",
+       "--local_cluster=worker:2,ps:1"], cwd=tmp_path)
+  assert code == 0, out[-3000:]
+  assert "exit codes: {'chief': 0, 'worker:0': 0, 'worker:1': 0, 'ps:0': 0}" \
+      in out
+  reader = tf.train.load_checkpoint(str(tmp_path / "model_dir"))
+  assert int(reader.get_tensor("global_step")) == 1000
+  # Legacy names, as the single-process run writes them.
+  assert {"dense/kernel", "dense/kernel/Adam", "beta1_power"} <= set(
+      reader.get_variable_to_shape_map())
+  assert np.isfinite(reader.get_tensor("dense/kernel")).all()
+
+
+def test_lost_ps_stops_the_chief_and_a_restart_resumes(tmp_path, procs):
+  steps = 1500
+  started, model_dir = _manual_cluster(procs, tmp_path, steps)
+  deadline = time.time() + TIMEOUT
+  while not tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-100.index")):
+    assert time.time() < deadline, _read(started["chief:0"])[-3000:]
+    assert started["chief:0"].poll() is None, _read(started["chief:0"])[-3000:]
+    time.sleep(0.2)
+  os.killpg(started["ps:0"].pid, signal.SIGKILL)
+  started["chief:0"].wait(timeout=TIMEOUT)
+  output = _read(started["chief:0"])
+  assert started["chief:0"].returncode != 0
+  assert "Fix: restart the whole cluster" in output, output[-3000:]
+  saved = _checkpoint_names(model_dir)[1]
+  assert 0 < saved < steps
+  procs.cleanup()
+  # The same cluster again (new ports): it resumes and finishes.
+  started, model_dir = _manual_cluster(procs, tmp_path, steps)
+  started["chief:0"].wait(timeout=TIMEOUT)
+  output = _read(started["chief:0"])
+  assert started["chief:0"].returncode == 0, output[-3000:]
+  assert _checkpoint_names(model_dir)[1] == steps
