@@ -133,7 +133,11 @@ def launch(spec_text: str, strategy: Optional[str],
   def on_signal(signum, frame):
     del frame
     _stop(processes)
-    raise SystemExit(128 + signum)
+    print(f"[local_cluster] stopped every task on signal {signum}.",
+          flush=True)
+    # Exit now: the launcher holds nothing to clean up, and interpreter
+    # shutdown can block on the output threads of the killed tasks.
+    os._exit(128 + signum)  # pylint: disable=protected-access
 
   for sig in (signal.SIGINT, signal.SIGTERM):
     previous[sig] = signal.signal(sig, on_signal)
@@ -150,7 +154,12 @@ def launch(spec_text: str, strategy: Optional[str],
                                 daemon=True)
       thread.start()
       streams.append(thread)
-    chief_code = processes["chief"].wait()
+    # Poll rather than block in waitpid: a signal may be delivered to
+    # another thread of this process, and Python runs its handler only when
+    # the main thread wakes up.
+    while processes["chief"].poll() is None:
+      time.sleep(0.2)
+    chief_code = processes["chief"].returncode
     # Servers exit 0 once they see the chief's done file; give them a moment.
     deadline = time.time() + _GRACE_SECS
     codes = {}

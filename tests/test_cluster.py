@@ -246,3 +246,34 @@ def test_lost_ps_stops_the_chief_and_a_restart_resumes(tmp_path, procs):
   output = _read(started["chief:0"])
   assert started["chief:0"].returncode == 0, output[-3000:]
   assert _checkpoint_names(model_dir)[1] == steps
+
+
+def test_binary_strategy_flag_and_local_cluster(tmp_path, procs):
+  code, out = procs.run(
+      [sys.executable, "-m", "estimator_compat.train",
+       "--strategy=parameter_server", "--local_cluster=worker:1,ps:1",
+       f"--model_dir={tmp_path / 'model'}", "--train_steps=200",
+       "--save_checkpoints_steps=100", "--throttle_secs=0"], cwd=tmp_path)
+  assert code == 0, out[-3000:]
+  assert "[chief] final evaluation:" in out
+  assert "[worker:0]" in out and "[ps:0]" in out  # streamed with a prefix
+  assert _checkpoint_names(str(tmp_path / "model"))[1] == 200
+
+
+def test_ctrl_c_stops_every_task(tmp_path, procs):
+  launcher = procs.start(
+      [sys.executable, PROGRAM, str(tmp_path / "model"), "100000",
+       "--strategy=parameter_server", "--local_cluster=worker:2,ps:1"],
+      cwd=tmp_path)
+  deadline = time.time() + TIMEOUT
+  while not tf.io.gfile.glob(str(tmp_path / "model" / "model.ckpt-50.index")):
+    assert time.time() < deadline and launcher.poll() is None, _read(
+        launcher)[-3000:]
+    time.sleep(0.2)
+  children = [p for p in _leftover(str(tmp_path)) if p != launcher.pid]
+  assert len(children) == 4  # chief, 2 workers, ps
+  launcher.send_signal(signal.SIGINT)
+  launcher.wait(timeout=60)
+  assert launcher.returncode != 0
+  time.sleep(1)
+  assert _leftover(str(tmp_path)) == []
