@@ -120,7 +120,10 @@ def _build(name: str, config: Any) -> Optional[tf.distribute.Strategy]:
       _built[name] = tf.distribute.OneDeviceStrategy(
           "/gpu:0" if gpus else "/cpu:0")
     elif name == "mirrored":
-      _built[name] = tf.distribute.MirroredStrategy()
+      # All GPUs; without GPUs, every logical CPU (one unless configured).
+      devices = None if tf.config.list_logical_devices("GPU") else [
+          d.name for d in tf.config.list_logical_devices("CPU")]
+      _built[name] = tf.distribute.MirroredStrategy(devices)
     elif name == "multi_worker_mirrored":
       _built[name] = tf.distribute.MultiWorkerMirroredStrategy()
   return _built[name]

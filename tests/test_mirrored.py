@@ -101,6 +101,6 @@ def test_strategy_on_graph_engine_is_refused_early(tmp_path, field):
 def test_unsupported_strategy_names_the_fix(tmp_path):
   config = tfe.RunConfig(
       train_distribute=tf.distribute.experimental.CentralStorageStrategy())
-  with pytest.raises(ValueError, match="not supported yet.*Fix"):
+  with pytest.raises(ValueError, match="not supported.*Fix"):
     tfe.Estimator(models.classifier_fn, model_dir=str(tmp_path),
                   config=config)

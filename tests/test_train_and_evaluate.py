@@ -1,4 +1,7 @@
-"""train_and_evaluate (local mode), TrainSpec/EvalSpec, exporters."""
+"""train_and_evaluate (local mode), TrainSpec/EvalSpec, exporters.
+
+Cluster roles are tested in test_cluster.py and test_strategies.py.
+"""
 
 import json
 
@@ -77,14 +80,3 @@ def test_spec_validation():
                                                                      600)
   with pytest.raises(TypeError, match="Estimator"):
     tfe.train_and_evaluate(object(), tfe.TrainSpec(models.input_fn()), spec)
-
-
-def test_distributed_tf_config_is_rejected_clearly(tmp_path, monkeypatch):
-  monkeypatch.setenv("TF_CONFIG", json.dumps({
-      "cluster": {"chief": ["localhost:1"], "ps": ["localhost:2"]},
-      "task": {"type": "ps", "index": 0}}))
-  est = models.estimator(tmp_path)
-  with pytest.raises(ValueError, match="local mode only.*Fix: unset TF_CONFIG"):
-    tfe.train_and_evaluate(est, tfe.TrainSpec(models.input_fn(), max_steps=2),
-                           tfe.EvalSpec(models.input_fn(num_epochs=1)))
-  assert models.checkpoint_files(str(tmp_path)) == []

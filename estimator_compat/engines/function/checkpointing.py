@@ -165,6 +165,10 @@ class CheckpointWriter:
     self._save(step)
     self._timer.update_last_triggered_step(step)
 
+  def due(self, step: int) -> bool:
+    """True if after_step(step) would save."""
+    return self._enabled and self._timer.should_trigger_for_step(step)
+
   def after_step(self, step: int) -> bool:
     """Saves when the cadence says so; True if a listener asked to stop."""
     if self._enabled and self._timer.should_trigger_for_step(step):

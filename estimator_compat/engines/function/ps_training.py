@@ -30,6 +30,7 @@ from estimator_compat.engines.function.session import (
     EagerSession, HookRunner, UnsupportedOnFunctionEngine)
 from estimator_compat.engines.function.variables import VariableCapture
 from estimator_compat.engines.graph_hooks import GUARD_WARNING
+from estimator_compat.fn_args import fn_args
 from estimator_compat.hooks import StopAtStepHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
@@ -45,7 +46,11 @@ _PS_HOOK_FIX = (
 # Step functions and input iterators of finished train() calls. Deleting a
 # function that ran on the cluster blocks in the eager context's
 # remove_function (seen on TF 2.21), so they live as long as the process.
+# A step function is also reused by later train() calls of the same
+# Estimator: no retrace, no new registration on the workers (variables are
+# restored from the checkpoint at each call, as always).
 _KEEP_ALIVE = []
+_STEP_FUNCTIONS: Dict[Any, Any] = {}
 
 
 class _StepFunction:
@@ -110,10 +115,14 @@ class _Hooks:
                    self._step.name.split(":")[0]}
     self.runner.after_create_session(EagerSession(self._graph, self._value))
 
+  def _is_global_step(self, name) -> bool:
+    base = str(name).split(":")[0]
+    return name in self._names or base == "global_step" or base.startswith(
+        "global_step/")
+
   def _value(self, item):
     name = getattr(item, "name", item)
-    if name in self._names or (isinstance(name, str) and
-                               name.split(":")[0] == "global_step"):
+    if self._is_global_step(name):
       return self._global_step.numpy()
     raise UnsupportedOnFunctionEngine(
         f"A hook asked for {name!r}. {_PS_HOOK_FIX}")
@@ -122,14 +131,13 @@ class _Hooks:
     keys = self.runner.before_run(self._graph, {})
     for key in keys:
       name = key.split(":", 1)[1]
-      if name not in self._names:
+      if not self._is_global_step(name):
         raise UnsupportedOnFunctionEngine(
             f"A hook asked for {name!r}. {_PS_HOOK_FIX}")
     return keys
 
-  def after(self, keys):
-    step = self._global_step.numpy()
-    self.runner.after_run({key: step for key in keys})
+  def after(self, keys, step):
+    self.runner.after_run({key: np.int64(step) for key in keys})
 
 
 def _per_worker_iterator(setup, input_fn, strategy, coordinator):
@@ -140,7 +148,12 @@ def _per_worker_iterator(setup, input_fn, strategy, coordinator):
     return make_dataset(setup, input_fn, ModeKeys.TRAIN, context)
 
   def per_worker_fn():
-    return strategy.distribute_datasets_from_function(dataset_fn)
+    if "input_context" in fn_args(input_fn):
+      # Each worker's input_fn gets its own InputContext (pipeline id).
+      return strategy.distribute_datasets_from_function(dataset_fn)
+    # The plain dataset: the distributed wrapper costs ~20% steps/s on a
+    # small model, and this input_fn has no use for a context.
+    return dataset_fn(None)
 
   return iter(coordinator.create_per_worker_dataset(per_worker_fn))
 
@@ -160,8 +173,11 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     tf.keras.utils.set_random_seed(config.tf_random_seed)
   with strategy.scope():
     iterator = _per_worker_iterator(setup, input_fn, strategy, coordinator)
-    step_fn = _StepFunction(setup, strategy)
-    _KEEP_ALIVE.append((step_fn, iterator))
+    key = (id(setup), id(strategy))
+    if key not in _STEP_FUNCTIONS:
+      _STEP_FUNCTIONS[key] = (setup, strategy, _StepFunction(setup, strategy))
+    step_fn = _STEP_FUNCTIONS[key][2]
+    _KEEP_ALIVE.append(iterator)
     # A zero-step closure traces the model and creates its variables (on the
     # ps tasks) without consuming input.
     coordinator.schedule(step_fn.function,
@@ -214,11 +230,15 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
         logging.warning(GUARD_WARNING)
     if fix_step:
       global_step.assign_add(scheduled)
-    current = int(global_step.numpy())
+    # Counted here, not read from the ps each round (a round trip per
+    # round); read back at checkpoints, where it must be exact.
+    current += scheduled
+    if writer.due(current):
+      current = int(global_step.numpy())
     rounds += 1
     if not np.isfinite(last_loss):
       raise tf.compat.v1.train.NanLossDuringTrainingError()
-    hook_runner.after(keys)
+    hook_runner.after(keys, current)
     if config.log_step_count_steps and (
         current - last_log[1] >= config.log_step_count_steps):
       now = time.time()
