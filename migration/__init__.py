@@ -1,6 +1,27 @@
 """Migration checks: show that a run on estimator_compat matches the old one.
 
-This package must stay importable on TF 2.15 with the real Estimator (the
-golden recorder runs there), so nothing here imports estimator_compat at
-module level.
+  report = migration.compare(model_fn, input_fn, params=..., old="graph")
+  print(report.table())
+  migration.assert_equivalent(model_fn, input_fn, old="tests/goldens/x")
+
+The recorder (migration.record, `python -m migration record`) must stay
+importable on TF 2.15 with the real Estimator, so nothing here imports
+estimator_compat at module level.
 """
+
+
+def compare(*args, **kwargs):
+  """See migration.comparison.compare."""
+  from migration import comparison as compare_lib  # pylint: disable=g-import-not-at-top
+  return compare_lib.compare(*args, **kwargs)
+
+
+def assert_equivalent(*args, **kwargs):
+  """See migration.comparison.assert_equivalent."""
+  from migration import comparison as compare_lib  # pylint: disable=g-import-not-at-top
+  return compare_lib.assert_equivalent(*args, **kwargs)
+
+
+from migration.checks.result import Tolerance  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+__all__ = ["compare", "assert_equivalent", "Tolerance"]

@@ -113,11 +113,11 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     _restore_or_warm_start(setup,
                            checkpoints.latest_checkpoint(setup.model_dir))
     _ensure_saver(setup, spec)
-    worker_hooks = [
-        NanTensorHook(spec.loss),
-        LoggingTensorHook({"loss": spec.loss, "step": built.global_step},
-                          every_n_iter=config.log_step_count_steps),
-    ]
+    worker_hooks = [NanTensorHook(spec.loss)]
+    if config.log_step_count_steps:  # None turns loss logging off.
+      worker_hooks.append(
+          LoggingTensorHook({"loss": spec.loss, "step": built.global_step},
+                            every_n_iter=config.log_step_count_steps))
     worker_hooks += built.input_hooks + list(hooks) + list(spec.training_hooks)
     if steps is not None or max_steps is not None:
       worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))

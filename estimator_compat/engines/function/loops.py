@@ -146,9 +146,10 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     merged = tf.compat.v1.summary.merge_all()
     graph = tf.compat.v1.get_default_graph()
     read = graph.get_tensor_by_name(model_read_name(graph))
-    own = [NanTensorHook(spec.loss),
-           LoggingTensorHook({"loss": spec.loss, "step": read},
-                             every_n_iter=config.log_step_count_steps)]
+    own = [NanTensorHook(spec.loss)]
+    if config.log_step_count_steps:  # None turns loss logging off.
+      own.append(LoggingTensorHook({"loss": spec.loss, "step": read},
+                                   every_n_iter=config.log_step_count_steps))
     if config.is_chief and config.log_step_count_steps:
       own.append(_StepCounterHook(every_n_steps=config.log_step_count_steps,
                                  output_dir=setup.model_dir))
