@@ -123,15 +123,20 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
       worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
     chief_hooks = list(spec.training_chief_hooks)
     _saver_hook(setup, spec, chief_hooks, saving_listeners)
-    all_hooks = [GlobalStepGuardHook()]
-    all_hooks += (chief_hooks if config.is_chief else []) + worker_hooks
+    # chief_only_hooks run before MonitoredTrainingSession's own summary
+    # hooks (as in the Estimator); the guard goes first of all, so that a
+    # step it advances is the step the first summary is written at.
+    guard = GlobalStepGuardHook()
+    if not config.is_chief:
+      worker_hooks = [guard] + worker_hooks
     loss = None
     with _v1.train.MonitoredTrainingSession(
         master=config.master,
         is_chief=config.is_chief,
         checkpoint_dir=setup.model_dir,
         scaffold=spec.scaffold,
-        hooks=all_hooks,
+        hooks=worker_hooks,
+        chief_only_hooks=[guard] + chief_hooks if config.is_chief else None,
         save_checkpoint_secs=0,
         save_summaries_steps=config.save_summary_steps,
         config=config.session_config,

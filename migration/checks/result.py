@@ -73,11 +73,12 @@ class Difference:
   old: Optional[float] = None
   new: Optional[float] = None
   index: Tuple[int, ...] = ()
+  largest_abs: float = 0.0  # The largest |diff| over every array compared.
 
   def as_numbers(self) -> Dict[str, Any]:
     return {"max_abs_diff": self.max_abs, "max_rel_diff": self.max_rel,
             "old_value": self.old, "new_value": self.new,
-            "index": list(self.index)}
+            "index": list(self.index), "largest_abs_diff": self.largest_abs}
 
 
 def _numeric(value) -> np.ndarray:
@@ -98,7 +99,7 @@ def compare_arrays(old: Dict[str, Any], new: Dict[str, Any],
   """
   missing = sorted(set(old) - set(new))
   extra = sorted(set(new) - set(old))
-  reshaped, worst = [], Difference()
+  reshaped, worst, largest = [], Difference(), 0.0
   for name in sorted(set(old) & set(new)):
     a, b = _numeric(old[name]), _numeric(new[name])
     if a.shape != b.shape:
@@ -117,10 +118,12 @@ def compare_arrays(old: Dict[str, Any], new: Dict[str, Any],
           worst = candidate
       continue
     diff = np.abs(a - b)
+    largest = max(largest, float(diff.max()))
     bound = tolerance.atol + tolerance.rtol * np.abs(a)
     with np.errstate(divide="ignore", invalid="ignore"):
       ratio = np.where(diff == 0, 0.0, diff / np.maximum(bound, 1e-300))
-      rel = np.where(diff == 0, 0.0, diff / np.maximum(np.abs(a), 1e-300))
+      rel = np.where(diff == 0, 0.0,
+                     np.where(a == 0, np.inf, diff / np.abs(a)))
     flat = int(np.argmax(ratio))
     index = tuple(int(i) for i in np.unravel_index(flat, a.shape))
     candidate = Difference(name, float(diff.max()), float(rel.max()),
@@ -128,6 +131,7 @@ def compare_arrays(old: Dict[str, Any], new: Dict[str, Any],
                            float(a[index]), float(b[index]), index)
     if candidate.ratio > worst.ratio or not worst.name:
       worst = candidate
+  worst.largest_abs = largest
   return missing, extra, reshaped, worst
 
 
@@ -159,14 +163,24 @@ def array_check(name: str, what: str, old: Dict[str, Any],
   return CheckResult(name, PASS,
                      f"{what}: {len(old)} equal within "
                      f"{tolerance.describe()} (max |diff| "
-                     f"{worst.max_abs:.3g})", worst.name, numbers)
+                     f"{worst.largest_abs:.3g})", worst.name, numbers)
 
 
 def not_run(name: str, old_error: Optional[str], new_error: Optional[str]
            ) -> Optional[CheckResult]:
-  """A failed result when either side could not run the phase, else None."""
+  """A result when a side could not run the phase, else None.
+
+  One side failing fails the check; both failing with the same error (a
+  legacy program that cannot predict, say) leaves nothing to compare: n/a.
+  """
   if not old_error and not new_error:
     return None
+  if old_error and new_error and (old_error.split(":")[:2] ==
+                                  new_error.split(":")[:2]):
+    return CheckResult(name, NOT_APPLICABLE, "both sides raise the same "
+                       f"error ({old_error}): the program cannot do this on "
+                       "either, so there is nothing to compare", "",
+                       {"old_error": old_error, "new_error": new_error})
   side, error = ("old", old_error) if old_error else ("new", new_error)
   return CheckResult(name, FAIL, f"the {side} side could not run: {error}",
                      side, {}, f"The {side} run raised; see its "

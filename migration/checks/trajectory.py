@@ -100,7 +100,7 @@ def run(old, new, tolerance, earlier) -> CheckResult:
     numbers.update(final.as_numbers())
     return CheckResult(NAME, PASS, f"{last} steps: every loss and variable "
                        f"within {tolerance.describe()} (max |diff| at step "
-                       f"{last}: {final.max_abs:.3g}, {final.name})",
+                       f"{last}: {final.largest_abs:.3g})",
                        final.name, numbers)
   numbers.update(worst.as_numbers())
   trainable = {v["name"]: v["trainable"]
