@@ -171,6 +171,9 @@ def main(argv: List[str]) -> int:
           "pkg.mod:fn --input_fn=pkg.mod:fn [flags]; --helpfull lists the "
           "flags.", file=sys.stderr)
     return 2
+  # Our flags are parsed. estimator_compat.install() reads --strategy from
+  # sys.argv for legacy programs; here --strategy is the new side's only.
+  sys.argv[1:] = []
   try:
     return _record() if argv[1] == "record" else _check()
   except (UsageError, ValueError) as e:

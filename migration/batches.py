@@ -112,20 +112,50 @@ def unflatten(arrays: Dict[str, np.ndarray], name: str) -> List[Batch]:
   return [(parts[i]["f"], parts[i]["l"]) for i in sorted(parts)]
 
 
-def _uniform(batches: List[Batch]) -> bool:
-  first = tf.nest.map_structure(np.shape, batches[0])
-  return all(tf.nest.map_structure(np.shape, b) == first for b in batches)
+def _batch_size(batches: List[Batch]) -> int:
+  return len(tf.nest.flatten(batches[0])[0])
 
 
-def replay_input_fn(batches: List[Batch], with_labels: bool = True):
-  """An input_fn whose Dataset yields exactly `batches`, once, in order."""
+def _rebatchable(batches: List[Any]) -> bool:
+  """Whether rows.batch(size) gives back `batches` (only the last smaller)."""
+  size = _batch_size(batches)
+  sizes = [len(tf.nest.flatten(b)[0]) for b in batches]
+  shapes = [tf.nest.map_structure(lambda a: np.shape(a)[1:], b)
+            for b in batches]
+  return (all(s == size for s in sizes[:-1]) and sizes[-1] <= size and
+          all(shape == shapes[0] for shape in shapes))
+
+
+def replay_input_fn(batches: List[Batch], with_labels: bool = True,
+                    replicas: int = 1):
+  """An input_fn whose Dataset yields exactly `batches`, once, in order.
+
+  Args:
+    batches: what to yield.
+    with_labels: yield (features, labels); else features only.
+    replicas: under a strategy the Estimator's input_fn gives each replica
+      its own batch, so one step reads `replicas` batches. To give every
+      step the old run's batch, the rows are batched by size/replicas.
+
+  Raises:
+    ValueError: a batch size that does not split across the replicas.
+  """
   elements = [(f, l) if with_labels and l is not None else f
               for f, l in batches]
+  if replicas > 1 and (not _rebatchable(elements) or
+                       any(len(tf.nest.flatten(e)[0]) % replicas
+                           for e in elements)):
+    raise ValueError(
+        f"The batches ({_batch_size(elements)} rows) do not split evenly "
+        f"across {replicas} replicas, so no step of the new run can read "
+        "the old run's batch. Fix: use a batch size divisible by the number "
+        "of replicas for the check.")
 
   def input_fn():
-    if _uniform(batches):
-      stacked = tf.nest.map_structure(lambda *a: np.stack(a), *elements)
-      return tf.data.Dataset.from_tensor_slices(stacked)
+    if _rebatchable(elements):
+      rows = tf.nest.map_structure(lambda *a: np.concatenate(a), *elements)
+      return tf.data.Dataset.from_tensor_slices(rows).batch(
+          _batch_size(elements) // replicas)
     dataset = None
     for element in elements:
       one = tf.data.Dataset.from_tensors(element)

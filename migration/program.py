@@ -73,14 +73,13 @@ def tensorflow_with_estimator(real_if_installed: bool = True):
 def _estimator_runs_skipped() -> Iterator[None]:
   """Makes Estimator.train/evaluate/predict/export no-ops while importing."""
   classes = []
+  # Only Estimators already imported: importing estimator_compat on TF 2.15
+  # would switch tf.keras to tf-keras under the real Estimator.
   for module_name in ("estimator_compat.estimator",
                       "tensorflow_estimator.python.estimator.estimator"):
     module = sys.modules.get(module_name)
     if module is None:
-      try:
-        module = importlib.import_module(module_name)
-      except ImportError:
-        continue
+      continue
     for class_name in ("Estimator", "EstimatorV2"):
       cls = getattr(module, class_name, None)
       if cls is not None and cls not in classes:

@@ -223,6 +223,15 @@ class _Recorder:
                                   config=tf.estimator.RunConfig(**kwargs),
                                   **extra)
 
+  def _replicas(self) -> int:
+    """Replicas in sync under this side's strategy (1 without one)."""
+    if self.runtime.engine is None or self.runtime.strategy is None:
+      return 1
+    from estimator_compat import strategies  # pylint: disable=g-import-not-at-top
+    with _strategy(self.runtime, self.runtime.strategy):
+      strategy = strategies.for_training(self.tf.estimator.RunConfig())
+    return strategy.num_replicas_in_sync if strategy is not None else 1
+
   def _model_dir(self, name: str, start: Optional[str] = None) -> str:
     path = os.path.join(self.work, name)
     if start:
@@ -295,8 +304,8 @@ class _Recorder:
         save_checkpoints_secs=None, keep_checkpoint_max=steps + 2,
         log_step_count_steps=None)
     with _strategy(self.runtime, self.runtime.strategy):
-      estimator.train(batches_lib.replay_input_fn(self.batches["train"]),
-                      steps=steps)
+      estimator.train(batches_lib.replay_input_fn(
+          self.batches["train"], replicas=self._replicas()), steps=steps)
     per_step = {}
     for step in range(1, steps + 1):
       checkpoint = os.path.join(model_dir, f"model.ckpt-{step}")
