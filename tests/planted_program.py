@@ -64,3 +64,8 @@ def labels_shuffled_input_fn(mode):
   features = tf.data.Dataset.from_tensor_slices({"x": X}).shuffle(96, seed=3)
   labels = tf.data.Dataset.from_tensor_slices(Y).shuffle(96, seed=4)
   return tf.data.Dataset.zip((features, labels)).repeat().batch(16)
+
+
+def adam_epsilon_mistake_model_fn(features, labels, mode):
+  """The program migrated with Keras' Adam epsilon (1e-7) instead of 1e-8."""
+  return model_fn(features, labels, mode, dict(PARAMS, epsilon=1e-7))
