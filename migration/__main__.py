@@ -10,12 +10,14 @@ r"""Migration checks from the command line.
 `record` runs the program on whatever provides tf.estimator: the real
 Estimator on TF <= 2.15 (a golden), else estimator_compat's --engine.
 `check` records the old side (or reads a golden), records the new side from
-the old side's checkpoints, prints the report table and exits 0 only when
-every check passes, 1 when one fails, 2 on bad flags.
+the old side's checkpoints, prints the report table, writes the report
+directory (--report, default ./migration_reports/<UTC time>) and exits 0 only
+when every check passes, 1 when one fails, 2 on bad flags.
 """
 
 import os
 import sys
+import time
 from typing import Dict, List
 
 from absl import app
@@ -61,9 +63,9 @@ flags.DEFINE_enum("strategy", None, ["default", "one_device", "mirrored",
                   "(parameter_server is refused: it is asynchronous).")
 flags.DEFINE_integer("logical_cpus", 2, "check: with --strategy=mirrored and "
                      "no GPU, split the CPU into this many devices.")
-flags.DEFINE_string("report", None, "check: directory for report.json, "
+flags.DEFINE_string("report", None, "check: a new directory for report.json, "
                     "report.txt, the old/ and new/ TensorBoard runs and both "
-                    "recordings.")
+                    "recordings (default: ./migration_reports/<UTC time>).")
 flags.DEFINE_list("checks", None, "check: run only these checks.")
 flags.DEFINE_multi_string("tolerance", [], "check: CHECK=RTOL,ATOL, e.g. "
                           "trajectory=1e-4,1e-5 (repeatable).")
@@ -147,6 +149,8 @@ def _check() -> int:
   new_input_fn = FLAGS.new_input_fn and program_lib.load_attr(
       FLAGS.new_input_fn)
   _configure_devices()
+  report_dir = FLAGS.report or os.path.join(
+      "migration_reports", time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
   strategy = None if FLAGS.strategy in (None, "default") else FLAGS.strategy
   report = comparison.compare(
       program.model_fn, program.input_fn, params=program.params,
@@ -157,11 +161,10 @@ def _check() -> int:
       old=FLAGS.old, new=FLAGS.new, strategy=strategy, steps=FLAGS.steps,
       seed=FLAGS.seed, eval_batches=FLAGS.eval_batches,
       predict_batches=FLAGS.predict_batches, tolerances=tolerances,
-      checks=FLAGS.checks, report_dir=FLAGS.report, names=program.names)
+      checks=FLAGS.checks, report_dir=report_dir, names=program.names)
   print(report.table())
-  if FLAGS.report:
-    print(f"\nreport: {os.path.join(FLAGS.report, 'report.txt')}; loss "
-          f"curves: tensorboard --logdir {FLAGS.report}")
+  print(f"\nreport: {os.path.join(report_dir, 'report.json')}; loss "
+        f"curves: tensorboard --logdir {report_dir}")
   return 0 if report.passed else 1
 
 

@@ -29,22 +29,10 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from migration import program as program_lib
+from migration import record as record_lib
+
 PROGRAM_PACKAGE = "tests.golden_programs"
-
-
-def _tf_with_estimator():
-  """Imports TensorFlow with a tf.estimator: the real one or ours."""
-  try:
-    import tensorflow_estimator  # noqa: F401  pylint: disable=unused-import
-    import tensorflow as tf
-    if hasattr(tf, "estimator") and hasattr(tf.estimator, "Estimator"):
-      return tf
-  except ImportError:
-    pass
-  import estimator_compat  # pylint: disable=g-import-not-at-top
-  estimator_compat.install()
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top,reimported
-  return tf
 
 
 def _layout(model_dir: str):
@@ -57,27 +45,6 @@ def _layout(model_dir: str):
     names.append(re.sub(r"events\.out\.tfevents\..*", "events.out.tfevents.*",
                         name))
   return sorted(set(names))
-
-
-def _jsonable(value: Any) -> Any:
-  if isinstance(value, dict):
-    return {str(k): _jsonable(v) for k, v in value.items()}
-  if isinstance(value, (list, tuple)):
-    return [_jsonable(v) for v in value]
-  if isinstance(value, np.ndarray):
-    return value.tolist()
-  if isinstance(value, np.generic):
-    return value.item()
-  return value
-
-
-def _stack_predictions(predictions):
-  if not predictions:
-    return {}
-  if isinstance(predictions[0], dict):
-    return {key: np.stack([p[key] for p in predictions])
-            for key in predictions[0]}
-  return {"predictions": np.stack(predictions)}
 
 
 def run_program(name: str, model_dir: str,
@@ -93,7 +60,7 @@ def run_program(name: str, model_dir: str,
   Returns:
     dict with 'results' (JSON-able), 'variables' and 'predictions' (arrays).
   """
-  tf = _tf_with_estimator()
+  tf = program_lib.tensorflow_with_estimator()
   program = importlib.import_module(f"{PROGRAM_PACKAGE}.{name}")
   if hasattr(program, "reset"):
     program.reset()
@@ -123,13 +90,14 @@ def run_program(name: str, model_dir: str,
       "latest_checkpoint": os.path.basename(checkpoint),
       "variables": {name: list(np.shape(value))
                     for name, value in sorted(variables.items())},
-      "eval_metrics": _jsonable(metrics),
-      "observations": _jsonable(program.observations()
+      "eval_metrics": record_lib.jsonable(metrics),
+      "observations": record_lib.jsonable(program.observations()
                                 if hasattr(program, "observations") else {}),
       "export": export,
   }
   return {"results": results, "variables": variables,
-          "predictions": _stack_predictions(predictions), "served": served}
+          "predictions": record_lib.stack_predictions(predictions),
+          "served": served}
 
 
 def _export_and_serve(tf, estimator, program):
@@ -158,7 +126,7 @@ def train_in(name: str, model_dir: str, steps: int) -> int:
   Used to show that a model_dir moves between the real Estimator and this one
   (tools/cross_resume_check.sh).
   """
-  tf = _tf_with_estimator()
+  tf = program_lib.tensorflow_with_estimator()
   program = importlib.import_module(f"{PROGRAM_PACKAGE}.{name}")
   estimator = tf.estimator.Estimator(
       model_fn=program.model_fn, model_dir=model_dir,

@@ -134,7 +134,7 @@ def read_losses(tf, model_dir: str) -> List[List[float]]:
   return [[step, by_step[step]] for step in sorted(by_step)]
 
 
-def _stack(predictions: List[Any]) -> Dict[str, np.ndarray]:
+def stack_predictions(predictions: List[Any]) -> Dict[str, np.ndarray]:
   if not predictions:
     return {}
   if isinstance(predictions[0], dict):
@@ -143,11 +143,11 @@ def _stack(predictions: List[Any]) -> Dict[str, np.ndarray]:
   return {"predictions": np.stack(predictions)}
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
   if isinstance(value, dict):
-    return {str(k): _jsonable(v) for k, v in value.items()}
+    return {str(k): jsonable(v) for k, v in value.items()}
   if isinstance(value, (list, tuple)):
-    return [_jsonable(v) for v in value]
+    return [jsonable(v) for v in value]
   if isinstance(value, (np.ndarray, np.generic)):
     return value.tolist()
   return value
@@ -326,7 +326,7 @@ class _Recorder:
       metrics = estimator.evaluate(
           batches_lib.replay_input_fn(self.batches["eval"]),
           checkpoint_path=checkpoint)
-    self.meta["eval_metrics"] = _jsonable(metrics)
+    self.meta["eval_metrics"] = jsonable(metrics)
 
   def predict(self, checkpoint: str) -> None:
     estimator = self._estimator(
@@ -337,7 +337,8 @@ class _Recorder:
           batches_lib.replay_input_fn(self.batches["predict"],
                                       with_labels=False),
           checkpoint_path=checkpoint))
-    np.savez(os.path.join(self.out, "predictions.npz"), **_stack(predictions))
+    np.savez(os.path.join(self.out, "predictions.npz"),
+             **stack_predictions(predictions))
 
   def export(self, checkpoint: str) -> None:
     tf = self.tf

@@ -1,4 +1,4 @@
-"""A migration report: the verdicts as a table, JSON and a TensorBoard overlay."""
+"""A migration report: verdicts as a table, JSON and a TensorBoard overlay."""
 
 import dataclasses
 import json

@@ -1,4 +1,4 @@
-"""Migration checks as a library: they pass on equivalent runs and catch mistakes.
+"""Migration checks as a library: equivalent runs pass, mistakes are caught.
 
 The old side of the planted-mistake tests is recorded once (graph engine);
 each mistake is planted on the new side only, the way a migration goes wrong,

@@ -63,6 +63,10 @@ def test_planted_mistake_exits_1_and_names_the_cause(tmp_path):
              for line in lines)
   assert "epsilon" in result.stdout
   assert "FAILED: 1 of 2 checks differ (trajectory)." in result.stdout
+  # Without --report the report goes to a new ./migration_reports/<time>.
+  written = list((tmp_path / "migration_reports").glob("*/report.json"))
+  assert len(written) == 1
+  assert json.loads(written[0].read_text())["passed"] is False
 
 
 def test_bad_flags_exit_2_with_the_fix(tmp_path):

@@ -5,7 +5,8 @@ r"""The seed program's training accuracy: one process vs a local PS cluster.
 Runs the unchanged seed program (through tests/seed_runner.py, which seeds
 numpy so every process draws the same data) --runs times in one process and
 --runs times with --strategy=parameter_server --local_cluster=worker:2,ps:1,
-then prints each run's accuracy on that data and the means. The seed model
+then prints each run's accuracy on that data and the means (--local_cluster
+repeats to compare other cluster shapes, e.g. worker:1,ps:1). The seed model
 memorizes random labels without a seed, so single runs spread by a few
 points; compare means, not single runs. Run by hand (minutes); not a test.
 """
@@ -25,8 +26,6 @@ sys.path.insert(0, ROOT)
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tests import seed_runner  # pylint: disable=g-import-not-at-top,wrong-import-position
-
-CLUSTER_FLAGS = ["--strategy=parameter_server", "--local_cluster=worker:2,ps:1"]
 
 
 def _seed_model_fn():
@@ -68,17 +67,30 @@ def run(flags) -> str:
 def main() -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--runs", type=int, default=3)
+  parser.add_argument("--local_cluster", action="append",
+                      help="clusters to compare with one process (repeat; "
+                      "default worker:2,ps:1)")
   args = parser.parse_args()
-  results = {"single process": [], "PS 1 ps + 2 workers": []}
+  # estimator_compat.install() reads --local_cluster from sys.argv; these
+  # flags are this tool's only.
+  sys.argv[1:] = []
+  clusters = args.local_cluster or ["worker:2,ps:1"]
+  results = {"single process": []}
+  for cluster in clusters:
+    results[f"PS {cluster}"] = []
   for _ in range(args.runs):
     results["single process"].append(accuracy(run([])))
-    results["PS 1 ps + 2 workers"].append(accuracy(run(CLUSTER_FLAGS)))
-  for name, values in results.items():
-    print(f"{name}: runs {[round(v, 3) for v in values]}, mean "
-          f"{statistics.mean(values):.3f}")
+    for cluster in clusters:
+      results[f"PS {cluster}"].append(accuracy(run([
+          "--strategy=parameter_server", f"--local_cluster={cluster}"])))
   single = statistics.mean(results["single process"])
-  cluster = statistics.mean(results["PS 1 ps + 2 workers"])
-  print(f"difference of means: {100 * (cluster - single):+.1f} points")
+  for name, values in results.items():
+    spread = statistics.stdev(values) if len(values) > 1 else 0.0
+    print(f"{name}: runs {[round(v, 3) for v in values]}, mean "
+          f"{statistics.mean(values):.3f} (sd {spread:.3f})")
+    if name != "single process":
+      print(f"  difference of means vs single process: "
+            f"{100 * (statistics.mean(values) - single):+.1f} points")
   return 0
 
 
