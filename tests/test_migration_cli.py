@@ -111,3 +111,15 @@ def test_record_then_check_against_it(tmp_path):
   assert again.returncode == 2 and "never overwritten" in again.stderr
   checked = _run(["check", f"--old={out}"] + flags[:2], cwd=tmp_path)
   assert checked.returncode == 0, checked.stdout + checked.stderr[-3000:]
+
+
+def test_mirrored_new_side_matches_real_estimator_single_device(tmp_path):
+  """2 logical CPUs: each step reads the golden's batch split in two."""
+  golden = os.path.join(GOLDENS, "mlp_classifier")
+  result = _run(["check", f"--flagfile={golden}.flags", f"--old={golden}",
+                 "--strategy=mirrored", "--checks=inputs,trajectory"],
+                cwd=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+  assert "strategy mirrored" in result.stdout
+  assert "devices ('/job:localhost/replica:0/task:0/device:CPU:0', " \
+         "'/job:localhost/replica:0/task:0/device:CPU:1')" in result.stderr
