@@ -199,6 +199,11 @@ class _Recorder:
   def __init__(self, program: Program, out_dir: str, settings: Settings,
                runtime: Runtime):
     self.tf = _tensorflow(runtime)
+    if runtime.engine is None and self.tf.estimator.Estimator.__module__ \
+        .startswith("estimator_compat"):
+      # No real Estimator here: say which of our engines recorded.
+      from estimator_compat.engines import resolve_engine_name  # pylint: disable=g-import-not-at-top
+      runtime = dataclasses.replace(runtime, engine=resolve_engine_name())
     self.program = program
     self.out = out_dir
     self.settings = settings
