@@ -7,7 +7,8 @@ Trains benchmarks/mlp_model.py (784-128-10, batch 256 per replica) through
 estimator_compat and as hand-written TF2 (tf.Variables, GradientTape, the
 model's v1 Adam by default or Keras Adam with BENCH_TF2_OPTIMIZER=keras,
 strategy.run in a tf.function; a ClusterCoordinator for parameter
-servers, with the same schedule of one closure per worker per round) on the
+servers, with the same schedule as ours: one closure per worker in flight,
+the next scheduled as the oldest finishes) on the
 same strategy, and prints a Markdown table: steps/s and examples/s (medians
 of --runs), and our overhead as the ratio of the two in the same run. Each
 timed region is one training job after a warm-up: ours one `train(steps=N)`
@@ -18,6 +19,7 @@ in tests.
 """
 
 import argparse
+import collections
 import json
 import os
 import statistics
@@ -108,13 +110,15 @@ def _handwritten(strategy_name: str, steps: int, steps_per_call: int) -> float:
         lambda: input_fn()))  # pylint: disable=unnecessary-lambda
 
     def rounds(total):
-      done = 0
-      while done < total:
-        for _ in range(workers):
-          coordinator.schedule(train, args=(iterator, n))
-        coordinator.join()
-        done += workers * steps_per_call
-      return done
+      # One closure per worker in flight: the next is scheduled as the
+      # oldest finishes (its result fetched), as our PS loop does.
+      inflight, scheduled = collections.deque(), 0
+      while scheduled < total or inflight:
+        while len(inflight) < workers and scheduled < total:
+          inflight.append(coordinator.schedule(train, args=(iterator, n)))
+          scheduled += steps_per_call
+        inflight.popleft().fetch()
+      return scheduled
     rounds(workers * steps_per_call)  # warm-up
     train = tf.function(train_steps)
     start = time.perf_counter()
