@@ -12,8 +12,9 @@ the next scheduled as the oldest finishes) on the
 same strategy, and prints a Markdown table: steps/s and examples/s (medians
 of --runs), and our overhead as the ratio of the two in the same run. Each
 timed region is one training job after a warm-up: ours one `train(steps=N)`
-call (which traces model_fn once), hand-written TF2 a fresh tf.function run
-for N steps (traced once).
+call (which calls input_fn and traces model_fn once), hand-written TF2 a
+fresh input pipeline (per worker under PS) and a fresh tf.function run for N
+steps (traced once).
 Clusters run on loopback through --local_cluster. Speed goals live here, not
 in tests.
 """
@@ -106,8 +107,9 @@ def _handwritten(strategy_name: str, steps: int, steps_per_call: int) -> float:
   if strategies.is_parameter_server(strategy):
     coordinator = strategies.coordinator(strategy)
     workers = strategy.extended._num_workers  # pylint: disable=protected-access
-    iterator = iter(coordinator.create_per_worker_dataset(
-        lambda: input_fn()))  # pylint: disable=unnecessary-lambda
+    def per_worker_iterator():
+      return iter(coordinator.create_per_worker_dataset(
+          lambda: input_fn()))  # pylint: disable=unnecessary-lambda
 
     def rounds(total):
       # One closure per worker in flight: the next is scheduled as the
@@ -119,19 +121,24 @@ def _handwritten(strategy_name: str, steps: int, steps_per_call: int) -> float:
           scheduled += steps_per_call
         inflight.popleft().fetch()
       return scheduled
+    iterator = per_worker_iterator()
     rounds(workers * steps_per_call)  # warm-up
     train = tf.function(train_steps)
     start = time.perf_counter()
+    iterator = per_worker_iterator()
     done = rounds(steps)
     rate = done / (time.perf_counter() - start)
     cluster.mark_done(None)
     return rate
-  iterator = iter(strategy.distribute_datasets_from_function(
-      lambda context: input_fn()))
-  train(iterator, n)  # warm-up
+  def replica_iterator():
+    return iter(strategy.distribute_datasets_from_function(
+        lambda context: input_fn()))
+
+  train(replica_iterator(), n)  # warm-up
   calls = max(1, steps // steps_per_call)
   train = tf.function(train_steps)
   start = time.perf_counter()
+  iterator = replica_iterator()
   for _ in range(calls):
     train(iterator, n)
   return calls * steps_per_call / (time.perf_counter() - start)
