@@ -11,8 +11,16 @@ compare.
 import numpy as np
 import tensorflow as tf
 
-TRAIN_STEPS = 100
-CONFIG = dict(tf_random_seed=1, save_checkpoints_steps=50)
+# 10 steps, not more: this model (Adam at 0.01 on random labels) amplifies
+# rounding differences between CPUs (a weight whose gradient is near zero
+# moves by +-lr whichever way rounding tips its sign). From the same ckpt0,
+# TF 2.15 on an AMD EPYC and on the machine that first recorded this golden
+# ended 100 steps up to 0.05 apart, while TF 2.15 and TF 2.21 on one machine
+# agree bit for bit. Nudging every weight of ckpt0 by ~1 ulp moves the result
+# 2e-4 (relative) by step 10 and 5e-2 by step 20; the test allows 1e-3.
+# See docs/decisions.md ("Golden tests and the CPU").
+TRAIN_STEPS = 10
+CONFIG = dict(tf_random_seed=1, save_checkpoints_steps=5)
 PARAMS = None
 _RNG = np.random.RandomState(2024)
 X = _RNG.random_sample((1000, 10))
