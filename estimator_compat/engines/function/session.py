@@ -24,6 +24,17 @@ class UnsupportedOnFunctionEngine(ValueError):
   """A hook needs something only a TF1 Session can give."""
 
 
+class NeedsGraphEngine(UnsupportedOnFunctionEngine):
+  """The program needs a TF1 Session; found before any step ran.
+
+  Raise it only while a call is being set up (input_fn, the trace of the
+  model_fn, hooks' begin()), never once a step ran or a file was written:
+  the default engine then runs the whole call again on the graph engine
+  (logging the reason once), while an explicit engine='function' shows it
+  as the error. The message says what needs the Session.
+  """
+
+
 class EagerSession:
   """What hooks receive as `session`: reads variables and the global step."""
 
