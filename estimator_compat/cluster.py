@@ -5,7 +5,10 @@ start a `tf.distribute.Server` and wait until the chief (the coordinator)
 has finished, then exit 0. The chief says it has finished by writing
 `<model_dir>/.cluster_done` (model_dir is shared by all tasks, as the
 evaluator needs it too); a server task stops when that file is newer than
-its own start.
+its own start. Under `--local_cluster` a server task also knows the chief's
+process id, and exits with an error as soon as the chief process is gone
+without having written the done file (it was killed or crashed), instead of
+waiting for a mark that never comes.
 """
 
 import atexit
@@ -59,6 +62,7 @@ def tf_config(cluster: Dict[str, List[str]], task_type: str,
 
 
 DONE_FILE_ENV = "ESTIMATOR_COMPAT_DONE_FILE"  # Set by --local_cluster.
+CHIEF_PID_ENV = "ESTIMATOR_COMPAT_CHIEF_PID"  # Likewise, for server tasks.
 _marked_at_exit = set()
 
 
@@ -102,6 +106,33 @@ def done_since(model_dir: Optional[str], since: float) -> bool:
     return False
 
 
+class ChiefGoneError(RuntimeError):
+  """The chief process ended without marking the run done."""
+
+
+def process_alive(pid: int) -> bool:
+  """Whether process `pid` exists on this host and is not a zombie."""
+  try:
+    os.kill(pid, 0)
+  except ProcessLookupError:
+    return False
+  except PermissionError:
+    return True
+  try:
+    with open(f"/proc/{pid}/stat") as f:
+      return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+  except (OSError, IndexError):
+    return True  # No /proc (not Linux): kill(0) said it exists.
+
+
+def _chief_gone() -> Optional[int]:
+  """The chief's pid if $ESTIMATOR_COMPAT_CHIEF_PID names a dead process."""
+  pid = os.environ.get(CHIEF_PID_ENV)
+  if pid and pid.isdigit() and not process_alive(int(pid)):
+    return int(pid)
+  return None
+
+
 def serves_only(config) -> bool:
   """True for ps and worker tasks of parameter-server training."""
   return config.is_distributed and config.task_type in ("ps", "worker") and (
@@ -114,6 +145,8 @@ def serve_until_done(config, model_dir: Optional[str],
 
   Raises:
     ValueError: no model_dir to watch for the chief's done mark.
+    ChiefGoneError: under --local_cluster, the chief process ended without
+      marking the run done.
   """
   done_path(model_dir)  # Fails early without a place to watch.
   started = time.time()
@@ -126,6 +159,14 @@ def serve_until_done(config, model_dir: Optional[str],
   logging.info("%s %d serving at %s until the chief is done.",
                config.task_type, config.task_id, server.target)
   while not done_since(model_dir, started):
+    gone = _chief_gone()
+    # The chief writes its mark before it exits: look once more.
+    if gone is not None and not done_since(model_dir, started):
+      raise ChiefGoneError(
+          f"The chief process (pid {gone}) ended without marking the run "
+          f"done, so {config.task_type} {config.task_id} stops serving. Fix: "
+          "read the chief's output for its error, then start the cluster "
+          "again; training resumes from the last checkpoint in model_dir.")
     if timeout_secs is not None and time.time() - started > timeout_secs:
       raise TimeoutError(f"The chief did not finish in {timeout_secs} s.")
     time.sleep(_POLL_SECS)

@@ -24,6 +24,7 @@ import sys
 from typing import List, Optional, Sequence
 
 from absl import flags
+from absl import logging
 
 from estimator_compat import strategies
 
@@ -96,7 +97,11 @@ def _serve_if_server_task() -> None:
   from estimator_compat.run_config import RunConfig
   config = RunConfig()
   if cluster.serves_only(config):
-    cluster.serve_until_done(config, None)
+    try:
+      cluster.serve_until_done(config, None)
+    except cluster.ChiefGoneError as e:
+      logging.error("%s", e)
+      sys.exit(1)
     sys.exit(0)
   if strategies.training_mode(config) == "multi_worker_mirrored":
     # Collective ops are configured at startup, before other TF work.

@@ -3,7 +3,12 @@
 `--local_cluster=worker:2,ps:1[,evaluator:1]` starts one loopback process of
 the same command line per task (a chief plus the tasks named), each with its
 generated TF_CONFIG, streams their output with a task prefix, and stops them
-all when the chief ends (also on Ctrl-C): no process is left behind. Servers
+all when the chief ends (also on Ctrl-C): no process is left behind. Each
+task dies with the launcher however the launcher ends (kill -9 included:
+the kernel sends it SIGKILL when its parent dies), and server tasks exit
+when the chief process is gone. The launcher exits with the chief's code
+(an evaluator's failure too, once the chief succeeded), and removes its
+temporary directory. Servers
 listen on 127.0.0.1 only; TensorFlow's gRPC servers have no authentication,
 so real clusters belong on a private network.
 
@@ -12,7 +17,9 @@ chief is the first of them. For parameter-server training the chief is the
 coordinator and `worker:N` adds N workers.
 """
 
+import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +32,24 @@ from estimator_compat import cluster
 
 _JOBS = ("worker", "ps", "evaluator")
 _GRACE_SECS = 30.0
+_PR_SET_PDEATHSIG = 1  # From <linux/prctl.h>.
+
+
+def _die_with_parent():
+  """A preexec_fn: the task gets SIGKILL when the launcher dies (Linux).
+
+  Bound before any fork, so that the child only makes one libc call.
+  """
+  try:
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+  except (OSError, AttributeError):
+    return None  # Not Linux: tasks end through their pipes and done file.
+  return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def exit_code(code: int) -> int:
+  """A process's return code as a shell shows it (-9 -> 137)."""
+  return 128 - code if code < 0 else code
 
 
 def parse(spec: str) -> Dict[str, int]:
@@ -126,6 +151,7 @@ def launch(spec_text: str, strategy: Optional[str],
   done_dir = tempfile.mkdtemp(prefix="estimator_compat_cluster_")
   done_file = os.path.join(done_dir, "chief_done")
   lock = threading.Lock()
+  preexec = _die_with_parent()
   processes: Dict[str, subprocess.Popen] = {}
   streams = []
   previous = {}
@@ -133,6 +159,7 @@ def launch(spec_text: str, strategy: Optional[str],
   def on_signal(signum, frame):
     del frame
     _stop(processes)
+    shutil.rmtree(done_dir, ignore_errors=True)
     print(f"[local_cluster] stopped every task on signal {signum}.",
           flush=True)
     # Exit now: the launcher holds nothing to clean up, and interpreter
@@ -145,10 +172,12 @@ def launch(spec_text: str, strategy: Optional[str],
     for job, index in tasks:
       env = dict(os.environ, TF_CONFIG=cluster.tf_config(spec, job, index))
       env[cluster.DONE_FILE_ENV] = done_file
+      if "chief" in processes:  # Started first: servers watch its pid.
+        env[cluster.CHIEF_PID_ENV] = str(processes["chief"].pid)
       name = job if job == "chief" else f"{job}:{index}"
       process = subprocess.Popen(
           command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-          start_new_session=True)
+          start_new_session=True, preexec_fn=preexec)
       processes[name] = process
       thread = threading.Thread(target=_stream, args=(process, name, lock),
                                 daemon=True)
@@ -160,8 +189,10 @@ def launch(spec_text: str, strategy: Optional[str],
     while processes["chief"].poll() is None:
       time.sleep(0.2)
     chief_code = processes["chief"].returncode
-    # Servers exit 0 once they see the chief's done file; give them a moment.
-    deadline = time.time() + _GRACE_SECS
+    # Servers exit 0 once they see the chief's done file (or with an error
+    # once the chief process is gone); give them a moment. After a failed
+    # chief there is nothing to wait for.
+    deadline = time.time() + (_GRACE_SECS if chief_code == 0 else 0)
     codes = {}
     for name, process in processes.items():
       try:
@@ -170,12 +201,14 @@ def launch(spec_text: str, strategy: Optional[str],
         codes[name] = None
     for thread in streams:
       thread.join(timeout=5)
-    failed = {n: c for n, c in codes.items() if c not in (0, None)}
     print(f"[local_cluster] exit codes: {codes}")
     if chief_code != 0:
-      return chief_code
-    return next(iter(failed.values()), 0)
+      return exit_code(chief_code)
+    # Training finished: a worker lost on the way was survived. An
+    # evaluator's failure is still a failure of what was asked for.
+    return exit_code(codes.get("evaluator:0") or 0)
   finally:
     _stop(processes)
+    shutil.rmtree(done_dir, ignore_errors=True)
     for sig, handler in previous.items():
       signal.signal(sig, handler)

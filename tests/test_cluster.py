@@ -285,3 +285,93 @@ def test_ctrl_c_stops_every_task(tmp_path, procs):
   assert launcher.returncode != 0
   time.sleep(1)
   assert _leftover(str(tmp_path)) == []
+
+
+def _task_pid(marker, job, index=0):
+  """The pid of the --local_cluster task `job:index` (from its TF_CONFIG)."""
+  for pid in _leftover(marker):
+    try:
+      with open(f"/proc/{pid}/environ", "rb") as f:
+        env = dict(item.split(b"=", 1) for item in f.read().split(b"\0")
+                   if b"=" in item)
+    except OSError:
+      continue
+    config = env.get(b"TF_CONFIG")
+    if config and json.loads(config)["task"] == {"type": job, "index": index}:
+      return pid
+  return None
+
+
+def _cluster_dirs(tmp_path):
+  return [name for name in os.listdir(tmp_path / "tmp")
+          if name.startswith("estimator_compat_cluster_")]
+
+
+def _start_local_ps_cluster(procs, tmp_path, steps):
+  """The launcher of a PS cluster (2 workers, 1 ps), once it has trained."""
+  (tmp_path / "tmp").mkdir()
+  launcher = procs.start(
+      [sys.executable, PROGRAM, str(tmp_path / "model"), str(steps),
+       "--strategy=parameter_server", "--local_cluster=worker:2,ps:1"],
+      cwd=tmp_path, TMPDIR=str(tmp_path / "tmp"))
+  deadline = time.time() + TIMEOUT
+  while not _trained_past(str(tmp_path / "model"), 50):
+    assert time.time() < deadline and launcher.poll() is None, _read(
+        launcher)[-3000:]
+    time.sleep(0.2)
+  return launcher
+
+
+def test_kill_9_of_the_launcher_ends_every_task(tmp_path, procs):
+  launcher = _start_local_ps_cluster(procs, tmp_path, 100000)
+  assert len(_leftover(str(tmp_path))) == 5  # launcher, chief, 2 workers, ps
+  os.kill(launcher.pid, signal.SIGKILL)  # Not its tasks: they are on their own.
+  launcher.wait(timeout=10)
+  deadline = time.time() + 10
+  while _leftover(str(tmp_path)) and time.time() < deadline:
+    time.sleep(0.2)
+  assert _leftover(str(tmp_path)) == []
+
+
+def test_a_killed_chief_stops_the_cluster_at_once(tmp_path, procs):
+  launcher = _start_local_ps_cluster(procs, tmp_path, 100000)
+  os.kill(_task_pid(str(tmp_path), "chief"), signal.SIGKILL)
+  killed = time.time()
+  launcher.wait(timeout=60)
+  # Servers no longer wait out the grace period for a done mark.
+  assert time.time() - killed < 15, _read(launcher)[-3000:]
+  assert launcher.returncode == 128 + signal.SIGKILL, _read(launcher)[-3000:]
+  time.sleep(0.5)
+  assert _leftover(str(tmp_path)) == []
+  assert _cluster_dirs(tmp_path) == []  # The launcher's temp dir is gone.
+
+
+def test_a_lost_worker_is_survived_with_exit_code_0(tmp_path, procs):
+  steps = 600
+  launcher = _start_local_ps_cluster(procs, tmp_path, steps)
+  os.kill(_task_pid(str(tmp_path), "worker", 1), signal.SIGKILL)
+  launcher.wait(timeout=TIMEOUT)
+  output = _read(launcher)
+  assert launcher.returncode == 0, output[-3000:]
+  assert "'worker:1': -9" in output, output[-3000:]
+  assert _checkpoint_names(str(tmp_path / "model"))[1] == steps
+  assert _cluster_dirs(tmp_path) == []
+
+
+def test_server_tasks_exit_when_the_chief_process_is_gone(tmp_path, procs):
+  stand_in = subprocess.Popen(["sleep", "600"])  # plays the chief process
+  spec = cluster.loopback_cluster(workers=1, ps=1)
+  servers = [
+      procs.start([sys.executable, PROGRAM, str(tmp_path / "model"), "10"],
+                  cwd=tmp_path, TF_CONFIG=cluster.tf_config(spec, job, 0),
+                  **{cluster.DONE_FILE_ENV: str(tmp_path / "done"),
+                     cluster.CHIEF_PID_ENV: str(stand_in.pid)})
+      for job in ("ps", "worker")]
+  time.sleep(3)
+  assert all(server.poll() is None for server in servers)  # still serving
+  stand_in.kill()
+  stand_in.wait()
+  for server in servers:
+    server.wait(timeout=30)
+    assert server.returncode == 1
+    assert "ended without marking the run done" in _read(server)
