@@ -16,6 +16,7 @@ from absl import logging
 
 from estimator_compat import checkpoints
 from estimator_compat import cluster
+from estimator_compat import model_dir_lock
 from estimator_compat import strategies
 from estimator_compat import warm_starting
 from estimator_compat.engines import get_engine
@@ -168,8 +169,9 @@ class Estimator:
       if start >= max_steps:
         logging.info("Skipping training since max_steps has already saved.")
         return self
-    self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
-                         list(saving_listeners or []))
+    with model_dir_lock.held(self._model_dir, self._config.is_chief):
+      self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
+                           list(saving_listeners or []))
     return self
 
   def _serve_or_refuse_in_cluster(self) -> bool:
