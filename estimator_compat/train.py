@@ -120,9 +120,34 @@ def load_callable(spec: str, flag: str) -> Callable[..., Any]:
 
 
 def main(argv):
+  """Runs the job; a usage error prints one line, not the whole help."""
   if len(argv) > 1:
-    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    return _usage_error(f"Unexpected arguments: {argv[1:]}")
   model_dir = FLAGS.model_dir or tempfile.mkdtemp(prefix="estimator_compat_")
+  try:
+    return _train_and_evaluate(model_dir)
+  except app.UsageError as e:
+    return _usage_error(str(e))
+  finally:
+    if not FLAGS.model_dir:
+      _remove_if_empty(model_dir)
+
+
+def _usage_error(message: str) -> int:
+  sys.stderr.write(f"{message}\nPass --helpfull to see every flag.\n")
+  return 2
+
+
+def _remove_if_empty(model_dir: str) -> None:
+  """Removes our temporary model_dir if the run wrote nothing there."""
+  try:
+    os.rmdir(model_dir)
+  except OSError:
+    pass  # Not empty (something was trained: keep it) or already gone.
+
+
+def _train_and_evaluate(model_dir: str) -> int:
+  """train_and_evaluate with the flags' model, input and config."""
   if FLAGS.local_cluster:
     # Every task must share one model_dir.
     from estimator_compat import local_cluster  # pylint: disable=g-import-not-at-top

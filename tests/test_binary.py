@@ -75,7 +75,21 @@ def test_bad_flags_fail_with_the_fix(tmp_path, flag, message):
                 flag)
   assert result.returncode != 0
   assert message in result.stderr
+  assert "--train_steps: " not in result.stderr  # one line, not the whole help
   assert not [f for f in os.listdir(tmp_path) if f.startswith("model.ckpt")]
+
+
+def test_a_failed_run_without_model_dir_leaves_no_temporary_dir(tmp_path):
+  env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3",
+             TMPDIR=str(tmp_path))
+  result = subprocess.run(
+      [sys.executable, "-m", "estimator_compat.train",
+       "--model_fn=no_such_module:fn"], capture_output=True, text=True,
+      cwd=ROOT, env=env, timeout=300, check=False)
+  assert result.returncode == 2
+  assert "Pass --helpfull" in result.stderr
+  assert [f for f in os.listdir(tmp_path)
+          if f.startswith("estimator_compat_")] == []
 
 
 def test_example_absl_binary(tmp_path):
