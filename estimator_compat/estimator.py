@@ -19,6 +19,7 @@ from estimator_compat import cluster
 from estimator_compat import model_dir_lock
 from estimator_compat import strategies
 from estimator_compat import warm_starting
+from estimator_compat import writable_dirs
 from estimator_compat.engines import get_engine
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.export import saved_model_writer
@@ -212,6 +213,11 @@ class Estimator:
     """
     _check_positive("steps", steps)
     hooks = _check_hooks(hooks, "evaluate")
+    writable_dirs.check_writable(
+        self.eval_dir(name), "evaluate()'s summaries",
+        "make model_dir writable, or evaluate from an Estimator whose "
+        "model_dir is writable, passing checkpoint_path= the checkpoint to "
+        "evaluate.")
     checkpoint_path = checkpoint_path or self.latest_checkpoint()
     results = self._engine().evaluate(self._setup, input_fn, steps, hooks,
                                       checkpoint_path)
