@@ -1,0 +1,1 @@
+"""Whole legacy programs, in the shape public samples have, run unchanged."""
