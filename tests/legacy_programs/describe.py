@@ -33,10 +33,13 @@ def describe(model_dir, printed=""):
   return {
       "variables": {name: shape for name, shape in sorted(
           reader.get_variable_to_shape_map().items())},
-      "global_step": int(reader.get_tensor("global_step")),
+      "global_step": (int(reader.get_tensor("global_step"))
+                      if reader.has_tensor("global_step") else None),
       "layout": layout(model_dir),
       "predicted": re.findall(r'Prediction is "(\w+)".*expected "(\w+)"',
                               printed),
+      "restored_step": re.findall(r"^restored step: (\d+)$", printed,
+                                  re.MULTILINE),
   }
 
 
