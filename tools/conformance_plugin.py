@@ -59,6 +59,20 @@ def _install_estimator_compat():
     setattr(sys.modules[parent], child, module)
 
 
+def _where(longrepr):
+  """` [at path:line]`: the deepest estimator_compat frame, else the last."""
+  entries = getattr(getattr(longrepr, "reprtraceback", None), "reprentries",
+                    None) or []
+  places = []
+  for entry in entries:
+    loc = getattr(entry, "reprfileloc", None)
+    if loc is not None:
+      places.append(f"{loc.path}:{loc.lineno}")
+  ours = [p for p in places if "estimator_compat" in p]
+  place = (ours or places or [""])[-1]
+  return f" [at {place}]" if place else ""
+
+
 def _read_ids(env_name):
   path = os.environ.get(env_name)
   if not path:
@@ -105,6 +119,7 @@ class _Recorder:
       crash = getattr(report.longrepr, "reprcrash", None)
       error = (crash.message if crash else str(report.longrepr))
       error = error.strip().splitlines()[0][:300] if error.strip() else ""
+      error += _where(report.longrepr)
     elif outcome in ("failed", "error", "skipped"):
       return  # Keep the first bad outcome (e.g. call failed, teardown ok).
     self._outcome[report.nodeid] = (outcome, error)
