@@ -5,14 +5,19 @@ import types
 
 import tensorflow as tf
 
+from estimator_compat import module_paths
+
 
 def install() -> types.ModuleType:
   """Points `tf.estimator` and `tf.compat.v1.estimator` at this package.
 
   After `estimator_compat.install()`, a legacy file that uses
   `tf.estimator.Estimator`, `tf.compat.v1.estimator.inputs.numpy_input_fn`
-  or `import tensorflow_estimator` runs without edits. Calling it twice is
-  harmless.
+  or `import tensorflow_estimator` runs without edits. The real package's
+  public module paths (`tensorflow_estimator.python.estimator.model_fn`,
+  `...export.export_output`, `tensorflow_estimator.estimator`, ...; see
+  `estimator_compat.module_paths`) become importable too, each with the
+  public names estimator_compat implements. Calling it twice is harmless.
 
   It also reads the distribution flags from the command line (`--strategy`,
   `--local_cluster`, `--min_shard_bytes`, `--max_shards`; see
@@ -28,7 +33,7 @@ def install() -> types.ModuleType:
   tf.compat.v1.estimator = package
   tf.compat.v2.estimator = package
   sys.modules.setdefault("tensorflow.estimator", package)
-  sys.modules.setdefault("tensorflow_estimator", package)
+  module_paths.register()
   from estimator_compat import command_line  # pylint: disable=g-import-not-at-top
   command_line.apply()
   return package

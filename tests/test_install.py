@@ -53,7 +53,7 @@ def test_install_makes_tf_estimator_resolve():
           estimator_compat.inputs.numpy_input_fn)
       assert tf.estimator.inputs.pandas_input_fn is (
           estimator_compat.inputs.pandas_input_fn)
-      assert tensorflow_estimator is estimator_compat
+      assert tensorflow_estimator.estimator is estimator_compat
       print("ok", tf.keras.__name__)
   """)
   assert result.returncode == 0, result.stderr
@@ -97,3 +97,95 @@ def test_tensorflow_imported_first_but_keras_unresolved_is_fine():
   """)
   assert result.returncode == 0, result.stderr
   assert result.stdout.strip() == "tf_keras.api._v2.keras"
+
+
+def test_install_makes_the_real_module_paths_importable():
+  result = _run("""
+      import tensorflow as tf
+      import estimator_compat as ec
+      ec.install()
+      from tensorflow_estimator.python.estimator import estimator as est_lib
+      from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
+      from tensorflow_estimator.python.estimator import run_config
+      from tensorflow_estimator.python.estimator import training
+      from tensorflow_estimator.python.estimator import exporter
+      from tensorflow_estimator.python.estimator import estimator_lib
+      from tensorflow_estimator.python.estimator.export import export
+      from tensorflow_estimator.python.estimator.export import export_lib
+      from tensorflow_estimator.python.estimator.export import export_output
+      from tensorflow_estimator.python.estimator.inputs import numpy_io
+      from tensorflow_estimator.python.estimator.inputs import pandas_io
+      from tensorflow_estimator.python.estimator.inputs import inputs
+      from tensorflow_estimator.python.estimator.hooks import hooks
+      from tensorflow_estimator.python.estimator.hooks import session_run_hook
+      from tensorflow_estimator.python.estimator.mode_keys import ModeKeys
+      import tensorflow_estimator.python.estimator.util
+      import tensorflow_estimator as te
+      from tensorflow_estimator.python.estimator.api._v1 import estimator as v1
+      from tensorflow_estimator.python.estimator.api._v2 import estimator as v2
+      import tensorflow_estimator.estimator.export as te_export
+      assert est_lib.Estimator is est_lib.EstimatorV2 is ec.Estimator
+      assert est_lib.WarmStartSettings is ec.WarmStartSettings
+      assert model_fn_lib.EstimatorSpec is ec.EstimatorSpec
+      assert model_fn_lib.ModeKeys is ModeKeys is ec.ModeKeys
+      assert run_config.RunConfig is ec.RunConfig
+      assert run_config.TaskType.CHIEF == "chief"
+      assert training.TrainSpec is ec.TrainSpec
+      assert training.train_and_evaluate is ec.train_and_evaluate
+      assert exporter.LatestExporter is ec.LatestExporter
+      assert estimator_lib.RunConfig is ec.RunConfig
+      assert export.ServingInputReceiver is ec.export.ServingInputReceiver
+      assert export.SINGLE_FEATURE_DEFAULT_NAME == "feature"
+      assert export_lib.PredictOutput is ec.export.PredictOutput
+      assert export_output.RegressionOutput is ec.export.RegressionOutput
+      assert numpy_io.numpy_input_fn is ec.inputs.numpy_input_fn
+      assert pandas_io.pandas_input_fn is ec.inputs.pandas_input_fn
+      assert inputs.numpy_input_fn is ec.inputs.numpy_input_fn
+      assert session_run_hook.SessionRunHook is ec.SessionRunHook
+      assert te.estimator is v1 is v2 is ec
+      assert te_export is ec.export
+      assert te.python.estimator.model_fn is model_fn_lib
+      est_lib.ModeKeys.TRAIN
+      print("ok")
+  """)
+  assert result.returncode == 0, result.stderr
+  assert result.stdout.split() == ["ok"]
+
+
+def test_module_paths_lack_what_we_do_not_implement():
+  result = _run("""
+      import tensorflow as tf
+      import estimator_compat
+      estimator_compat.install()
+      from tensorflow_estimator.python.estimator import model_fn, hooks
+      assert not hasattr(model_fn, "_TPUEstimatorSpec")
+      try:
+        model_fn.call_logit_fn
+      except AttributeError as e:
+        print("AttributeError:", e)
+      try:
+        from tensorflow_estimator.python.estimator.hooks.hooks import (
+            InMemoryEvaluatorHook)
+      except ImportError as e:
+        print("ImportError")
+      try:
+        import tensorflow_estimator.python.estimator.canned.dnn
+      except ModuleNotFoundError:
+        print("ModuleNotFoundError")
+      try:
+        tf.keras.estimator.model_to_estimator(keras_model=None)
+      except NotImplementedError:
+        print("NotImplementedError")
+      estimator_compat.install()  # Twice is harmless.
+      import tensorflow_estimator.python.estimator.model_fn as again
+      assert again is model_fn
+      assert not hasattr(estimator_compat, "python")
+  """)
+  assert result.returncode == 0, result.stderr
+  lines = result.stdout.splitlines()
+  assert lines[0].startswith("AttributeError: module "
+                             "'tensorflow_estimator.python.estimator.model_fn'"
+                             " has no attribute 'call_logit_fn'")
+  assert "estimator_compat does not implement it" in lines[0]
+  assert lines[1:] == ["ImportError", "ModuleNotFoundError",
+                       "NotImplementedError"]

@@ -1,0 +1,167 @@
+"""The real package's public module paths, pointing at estimator_compat.
+
+Legacy programs (and tf-keras) import the Estimator by module path, e.g.
+`from tensorflow_estimator.python.estimator import model_fn as model_fn_lib`
+and then use `model_fn_lib.EstimatorSpec`. `register()` puts one real module
+object per such path into `sys.modules`, holding only the public names that
+estimator_compat implements. A name we do not implement is absent, so it
+fails as it would on an install without it: `AttributeError`, or
+`ImportError` for `from ... import name`. Modules we have nothing for (e.g.
+`canned`, `keras_lib`) are not registered: importing them raises
+`ModuleNotFoundError`, which is what tf-keras's `model_to_estimator` expects
+when the Estimator lacks it.
+"""
+
+import importlib
+import importlib.machinery
+import sys
+import types
+from typing import Dict, NamedTuple, Tuple
+
+ROOT = "tensorflow_estimator"
+BASE = ROOT + ".python.estimator"
+
+
+class ModulePath(NamedTuple):
+  """One module of the real package and where its names come from.
+
+  Attributes:
+    path: module path under `tensorflow_estimator.python.estimator`.
+    source: the estimator_compat module holding the names.
+    names: the public names that module path exposes; `"A=B"` exposes our
+      `B` as `A` (the real module's name for the class we implement as `B`).
+  """
+  path: str
+  source: str
+  names: Tuple[str, ...]
+
+
+_HOOK_NAMES = (
+    "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook",
+    "FinalOpsHook", "GlobalStepWaiterHook", "LoggingTensorHook",
+    "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook",
+    "SecondOrStepTimer", "StepCounterHook", "StopAtStepHook",
+    "SummarySaverHook")
+_RECEIVER_NAMES = (
+    "ServingInputReceiver", "TensorServingInputReceiver",
+    "build_parsing_serving_input_receiver_fn",
+    "build_raw_serving_input_receiver_fn")
+_OUTPUT_NAMES = (
+    "ClassificationOutput", "ExportOutput", "PredictOutput",
+    "RegressionOutput")
+
+# The modules of tensorflow_estimator/python/estimator that legacy programs,
+# tf-keras and the Estimator's own tests import, with the subset of their
+# public names that estimator_compat implements.
+MODULES: Tuple[ModulePath, ...] = (
+    # EstimatorV2 is the class the real package exports as TF2's
+    # `tf.estimator.Estimator`; ours serves both APIs.
+    ModulePath("estimator", "estimator_compat",
+               ("Estimator", "EstimatorV2=Estimator", "ModeKeys", "VocabInfo",
+                "WarmStartSettings")),
+    ModulePath("estimator_lib", "estimator_compat",
+               ("Estimator", "EstimatorSpec", "EvalSpec",
+                "Exporter", "FinalExporter", "LatestExporter", "ModeKeys",
+                "RunConfig", "TrainSpec", "VocabInfo", "WarmStartSettings",
+                "train_and_evaluate")),
+    ModulePath("model_fn", "estimator_compat", ("EstimatorSpec", "ModeKeys")),
+    ModulePath("mode_keys", "estimator_compat", ("ModeKeys",)),
+    ModulePath("run_config", "estimator_compat.run_config",
+               ("RunConfig", "TaskType")),
+    ModulePath("training", "estimator_compat",
+               ("EvalSpec", "TrainSpec", "train_and_evaluate")),
+    ModulePath("exporter", "estimator_compat",
+               ("BestExporter", "Exporter", "FinalExporter",
+                "LatestExporter")),
+    ModulePath("util", "estimator_compat", ()),
+    ModulePath("export", "estimator_compat.export", ()),
+    ModulePath("export.export", "estimator_compat.export.receivers",
+               _RECEIVER_NAMES + (
+                   "SINGLE_FEATURE_DEFAULT_NAME", "SINGLE_LABEL_DEFAULT_NAME",
+                   "SINGLE_RECEIVER_DEFAULT_NAME")),
+    ModulePath("export.export_lib", "estimator_compat.export",
+               _RECEIVER_NAMES + _OUTPUT_NAMES),
+    ModulePath("export.export_output", "estimator_compat.export",
+               _OUTPUT_NAMES),
+    ModulePath("inputs", "estimator_compat.inputs", ()),
+    ModulePath("inputs.inputs", "estimator_compat.inputs",
+               ("numpy_input_fn", "pandas_input_fn")),
+    ModulePath("inputs.numpy_io", "estimator_compat.inputs",
+               ("numpy_input_fn",)),
+    ModulePath("inputs.pandas_io", "estimator_compat.inputs",
+               ("pandas_input_fn",)),
+    ModulePath("hooks", "estimator_compat", ()),
+    ModulePath("hooks.hooks", "estimator_compat", ()),
+    ModulePath("hooks.session_run_hook", "estimator_compat",
+               ("SessionRunArgs", "SessionRunContext", "SessionRunHook",
+                "SessionRunValues")),
+    ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
+               _HOOK_NAMES),
+)
+
+# Module paths that are the public API namespace itself (`tf.estimator`):
+# estimator_compat and its `export` / `inputs` subpackages.
+API_ALIASES: Tuple[str, ...] = (
+    ROOT + ".estimator",
+    BASE + ".api._v1.estimator",
+    BASE + ".api._v2.estimator",
+)
+API_SUBPACKAGES: Tuple[str, ...] = ("export", "inputs")
+
+
+def _missing_name(module_name: str):
+  """A module `__getattr__` that names what estimator_compat lacks."""
+
+  def module_getattr(name: str):
+    raise AttributeError(
+        f"module {module_name!r} has no attribute {name!r}: estimator_compat "
+        "does not implement it (only the public names it implements are "
+        "forwarded from the real tensorflow_estimator module paths).")
+
+  return module_getattr
+
+
+def _new_module(name: str, names: Dict[str, object]) -> types.ModuleType:
+  """A module object registered as a package, holding `names`."""
+  module = types.ModuleType(name, f"estimator_compat's stand-in for {name}.")
+  module.__spec__ = importlib.machinery.ModuleSpec(name, None,
+                                                   is_package=True)
+  module.__path__ = []  # A package with no files: other submodules fail.
+  module.__dict__.update(names)
+  module.__getattr__ = _missing_name(name)
+  return module
+
+
+def _register(name: str, module: types.ModuleType) -> types.ModuleType:
+  """Adds `module` unless the path is taken, and links it to its parent."""
+  module = sys.modules.setdefault(name, module)
+  parent_name, _, child = name.rpartition(".")
+  if parent_name:
+    parent = sys.modules.get(parent_name)
+    if parent is None:
+      parent = _register(parent_name, _new_module(parent_name, {}))
+    if child not in vars(parent):
+      setattr(parent, child, module)
+  return module
+
+
+def register() -> None:
+  """Registers the real package's module paths in `sys.modules`.
+
+  Paths already present in `sys.modules` (a real tensorflow_estimator, or an
+  earlier call) are left as they are, so calling it twice is harmless.
+  """
+  package = importlib.import_module("estimator_compat")
+  _register(ROOT, _new_module(ROOT, {}))
+  for alias in API_ALIASES:
+    _register(alias, package)
+    for sub in API_SUBPACKAGES:
+      _register(f"{alias}.{sub}", getattr(package, sub))
+  for entry in MODULES:
+    source = importlib.import_module(entry.source)
+    names = {}
+    for spec in entry.names:
+      name, _, ours = spec.partition("=")
+      names[name] = getattr(source, ours or name)
+    _register(f"{BASE}.{entry.path}",
+              _new_module(f"{BASE}.{entry.path}", names))

@@ -1,0 +1,157 @@
+"""pytest plugin for tools/conformance.py: one run of the Estimator's tests.
+
+Loaded with `-p conformance_plugin` (tools/ on PYTHONPATH). Configured by
+environment variables set by tools/conformance.py:
+
+  CONFORMANCE_INSTALL=1    import estimator_compat and call install() before
+                           the test files are imported (unset: the reference
+                           run on the real Estimator).
+  CONFORMANCE_RESULTS      file to append one JSON line per test to.
+  CONFORMANCE_ONLY         file of test ids: run only these.
+  CONFORMANCE_SKIP         file of test ids not to run (already done).
+  CONFORMANCE_TIMEOUT      seconds a test may take; then the process dumps
+                           the stacks to CONFORMANCE_RESULTS + ".hang" and
+                           exits, and the runner carries on after that test.
+"""
+
+import faulthandler
+import json
+import os
+import sys
+import time
+import types
+
+import pytest
+
+# Modules the Estimator's test files import at module level that
+# estimator_compat does not provide. The harness registers them empty so the
+# unchanged files can be collected; a test that uses them fails on the missing
+# attribute. (install() itself leaves them unregistered.)
+HARNESS_STUBS = (
+    "tensorflow_estimator.python.estimator.canned",
+    "tensorflow_estimator.python.estimator.canned.dnn",
+    "tensorflow_estimator.python.estimator.canned.prediction_keys",
+)
+
+
+def _stub_getattr(module_name):
+
+  def module_getattr(name):
+    raise AttributeError(
+        f"module {module_name!r} has no attribute {name!r}: estimator_compat "
+        "does not provide this module (conformance harness stub)")
+
+  return module_getattr
+
+
+def _install_estimator_compat():
+  """install() and the harness stubs, before any test file is imported."""
+  import estimator_compat  # pylint: disable=g-import-not-at-top
+  estimator_compat.install()
+  for name in HARNESS_STUBS:
+    if name in sys.modules:
+      continue
+    module = types.ModuleType(name)
+    module.__path__ = []
+    module.__getattr__ = _stub_getattr(name)
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+
+
+def _where(longrepr):
+  """` [at path:line]`: the deepest estimator_compat frame, else the last."""
+  entries = getattr(getattr(longrepr, "reprtraceback", None), "reprentries",
+                    None) or []
+  places = []
+  for entry in entries:
+    loc = getattr(entry, "reprfileloc", None)
+    if loc is not None:
+      places.append(f"{loc.path}:{loc.lineno}")
+  ours = [p for p in places if "estimator_compat" in p]
+  place = (ours or places or [""])[-1]
+  return f" [at {place}]" if place else ""
+
+
+def _read_ids(env_name):
+  path = os.environ.get(env_name)
+  if not path:
+    return None
+  with open(path) as f:
+    return {line.strip() for line in f if line.strip()}
+
+
+class _Recorder:
+  """Writes each test's start and outcome, and arms the per-test timeout."""
+
+  def __init__(self, results_path, timeout):
+    self._results = open(results_path, "a")  # pylint: disable=consider-using-with
+    self._hang = open(results_path + ".hang", "a")  # pylint: disable=consider-using-with
+    self._timeout = timeout
+    self._outcome = {}
+
+  def _write(self, record):
+    self._results.write(json.dumps(record) + "\n")
+    self._results.flush()
+
+  @pytest.hookimpl(hookwrapper=True)
+  def pytest_runtest_protocol(self, item, nextitem):
+    del nextitem
+    self._write({"start": item.nodeid, "time": time.time()})
+    self._hang.write(f"\n=== {item.nodeid}\n")
+    self._hang.flush()
+    if self._timeout:
+      faulthandler.dump_traceback_later(self._timeout, exit=True,
+                                        file=self._hang)
+    start = time.time()
+    yield
+    faulthandler.cancel_dump_traceback_later()
+    outcome, error = self._outcome.pop(item.nodeid, ("error", "no report"))
+    self._write({"id": item.nodeid, "outcome": outcome, "error": error,
+                 "seconds": round(time.time() - start, 2)})
+
+  def pytest_runtest_logreport(self, report):
+    outcome, error = self._outcome.get(report.nodeid, ("passed", ""))
+    if report.skipped:
+      outcome, error = "skipped", ""
+    elif report.failed:
+      outcome = "failed" if report.when == "call" else "error"
+      crash = getattr(report.longrepr, "reprcrash", None)
+      error = (crash.message if crash else str(report.longrepr))
+      error = error.strip().splitlines()[0][:300] if error.strip() else ""
+      error += _where(report.longrepr)
+    elif outcome in ("failed", "error", "skipped"):
+      return  # Keep the first bad outcome (e.g. call failed, teardown ok).
+    self._outcome[report.nodeid] = (outcome, error)
+
+  def pytest_collectreport(self, report):
+    if report.failed:
+      self._write({"collect_error": report.nodeid,
+                   "error": str(report.longrepr)[-2000:]})
+
+  def pytest_sessionfinish(self):
+    self._write({"end": True})
+
+
+def pytest_configure(config):
+  if os.environ.get("CONFORMANCE_INSTALL") == "1":
+    _install_estimator_compat()
+  results = os.environ.get("CONFORMANCE_RESULTS")
+  if results:
+    timeout = float(os.environ.get("CONFORMANCE_TIMEOUT", "0"))
+    config.pluginmanager.register(_Recorder(results, timeout),
+                                  "conformance_recorder")
+
+
+def pytest_collection_modifyitems(config, items):
+  only = _read_ids("CONFORMANCE_ONLY")
+  skip = _read_ids("CONFORMANCE_SKIP") or set()
+  kept, dropped = [], []
+  for item in items:
+    if item.nodeid in skip or (only is not None and item.nodeid not in only):
+      dropped.append(item)
+    else:
+      kept.append(item)
+  if dropped:
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
