@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 
 from estimator_compat import checkpoints
 from estimator_compat import cluster
@@ -217,7 +217,9 @@ class Estimator:
                                     int(results["global_step"]))
     logging.info("Saving dict for global step %d: %s",
                  int(results["global_step"]),
-                 ", ".join(f"{k} = {v}" for k, v in sorted(results.items())))
+                 ", ".join("%s = %s" % (k, v)
+                           for k, v in sorted(results.items())
+                           if not isinstance(v, bytes)))
     return results
 
   def predict(self,
