@@ -24,7 +24,7 @@ from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
-from estimator_compat.run_config import RunConfig
+from estimator_compat.run_config import RunConfig, default_session_config
 
 
 def _check_hooks(hooks: Optional[Sequence[Any]], where: str) -> List[Any]:
@@ -90,6 +90,8 @@ class Estimator:
     model_dir = os.fspath(model_dir)
     if config.model_dir != model_dir:
       config = config.replace(model_dir=model_dir)
+    if config.session_config is None:
+      config = config.replace(session_config=default_session_config())
     strategies.check(config)
     self._config = config
     self._model_dir = model_dir

@@ -36,86 +36,154 @@ def tf_config_from_env() -> dict:
   return parsed
 
 
-_CHIEF_TYPES = (TaskType.CHIEF, TaskType.MASTER)
+_LOCAL_MASTER = ""
+_SESSION_MASTER = "session_master"
+_EVAL_SESSION_MASTER = "eval_session_master"
+_NOTE = ("\n\nNote that these values may be coming from the TF_CONFIG "
+         "environment variable.")
+_EXAMPLE = ('{"cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]}, '
+            '"task": {"type": "worker", "index": 0}}')
+
+
+def _fail(message: str, fix: str) -> None:
+  raise ValueError(f"{message} Fix: {fix}")
 
 
 class ClusterInfo:
-  """What TF_CONFIG says about this process; validated on construction."""
+  """What TF_CONFIG says about this process, by the Estimator's rules.
+
+  Attributes (the RunConfig properties of the same names): cluster_spec,
+  task_type, task_id, master, evaluation_master, is_chief, num_ps_replicas,
+  num_worker_replicas, global_id_in_cluster, service; and has_cluster (TF_CONFIG
+  names a cluster, also on an evaluator, whose cluster_spec is empty).
+
+  Raises:
+    ValueError: the cluster or task is inconsistent (the Estimator's wording,
+      then the fix).
+    TypeError: `service` is not a JSON object.
+  """
 
   def __init__(self, tf_config: Mapping[str, Any]):
+    service = tf_config.get("service")
+    if service is not None and not isinstance(service, dict):
+      raise TypeError(
+          f'If "service" is set in TF_CONFIG, it must be a dict. Given '
+          f"{type(service)}. Fix: make TF_CONFIG's \"service\" a JSON object "
+          "or remove it.")
+    self.service = service
     cluster = tf_config.get("cluster") or {}
     task = tf_config.get("task") or {}
     if not isinstance(cluster, dict) or not isinstance(task, dict):
-      raise ValueError(
-          "TF_CONFIG 'cluster' and 'task' must be JSON objects. Fix: "
-          '{"cluster": {"chief": ["host:port"]}, "task": {"type": "chief", '
-          '"index": 0}}.')
+      _fail("TF_CONFIG 'cluster' and 'task' must be JSON objects.",
+            f"use the form {_EXAMPLE}.")
     self.cluster_spec = tf.train.ClusterSpec(cluster)
-    self.task_type = task.get("type")
-    self.task_id = task.get("index", 0)
-    if not isinstance(self.task_id, int) or self.task_id < 0:
-      raise ValueError(
-          f"TF_CONFIG task index must be a non-negative integer, got "
-          f"{self.task_id!r}.")
-    self.service = tf_config.get("service")
-    self.model_dir = tf_config.get("model_dir")
+    self.has_cluster = bool(cluster)
     if not cluster:
-      self._init_local()
+      self._init_local(tf_config, task)
+    elif TaskType.MASTER in self.cluster_spec.jobs:
+      self._init_with_master_job(tf_config, task)
     else:
-      self._init_distributed(cluster)
+      self._init_cluster(tf_config, task, TaskType.CHIEF)
 
-  def _init_local(self) -> None:
-    if self.task_type not in (None, TaskType.WORKER, TaskType.EVALUATOR):
-      raise ValueError(
-          f"TF_CONFIG has task type {self.task_type!r} but no 'cluster'. Fix: "
-          "add the cluster that task belongs to, or remove 'task'.")
-    if self.task_type == TaskType.EVALUATOR:
-      self.is_chief, self.num_worker_replicas = False, 0
-    else:
-      self.task_type, self.task_id = TaskType.WORKER, 0
-      self.is_chief, self.num_worker_replicas = True, 1
-    self.master = ""
+  def _init_local(self, tf_config: Mapping[str, Any],
+                  task: Mapping[str, Any]) -> None:
+    self.task_type = task.get("type", TaskType.WORKER)
+    self.task_id = int(task.get("index", 0))
+    if self.task_type != TaskType.WORKER:
+      _fail('If "cluster" is not set in TF_CONFIG, task type must be WORKER.',
+            "add the cluster this task belongs to, e.g. "
+            f"{_EXAMPLE}, or remove 'task' to train in this process.")
+    if self.task_id != 0:
+      _fail('If "cluster" is not set in TF_CONFIG, task index must be 0.',
+            "add the cluster this task belongs to, or set the index to 0.")
+    self.master = tf_config.get(_SESSION_MASTER, _LOCAL_MASTER)
+    self.evaluation_master = tf_config.get(_EVAL_SESSION_MASTER, _LOCAL_MASTER)
+    self.is_chief = True
     self.num_ps_replicas = 0
-    self.global_id_in_cluster = 0 if self.is_chief else None
+    self.num_worker_replicas = 1
+    self.global_id_in_cluster = 0
 
-  def _init_distributed(self, cluster: Mapping[str, Any]) -> None:
-    jobs = {name: list(addrs) for name, addrs in cluster.items()}
-    chiefs = sum(len(jobs.get(name, [])) for name in _CHIEF_TYPES)
-    if chiefs != 1:
-      raise ValueError(
-          f"TF_CONFIG cluster must have exactly one 'chief' task, it has "
-          f"{chiefs}: {jobs}. Fix: add \"chief\": [\"host:port\"] to the "
-          "cluster (one worker acts as chief, writes checkpoints and "
-          "summaries).")
-    if self.task_type is None:
-      raise ValueError(
-          "TF_CONFIG has a 'cluster' but no task type. Fix: set "
-          '"task": {"type": "worker", "index": 0} for this process.')
+  def _init_with_master_job(self, tf_config: Mapping[str, Any],
+                            task: Mapping[str, Any]) -> None:
+    if TaskType.CHIEF in self.cluster_spec.jobs:
+      _fail("If `master` node exists in `cluster`, job `chief` is not "
+            "supported.", "name the chief task either 'master' (legacy) or "
+            "'chief', not both.")
+    self._init_cluster(tf_config, task, TaskType.MASTER)
     if self.task_type == TaskType.EVALUATOR:
-      if self.task_id != 0:
-        raise ValueError(
-            f"TF_CONFIG evaluator task index must be 0, got {self.task_id}.")
-      self.master, self.is_chief = "", False
+      _fail("If `master` node exists in `cluster`, task_type `evaluator` is "
+            "not supported.", "rename the 'master' job to 'chief'.")
+
+  def _init_cluster(self, tf_config: Mapping[str, Any],
+                    task: Mapping[str, Any], chief_type: str) -> None:
+    spec = self.cluster_spec
+    self.task_type, self.task_id = _checked_task(spec, task, chief_type)
+    self.evaluation_master = _LOCAL_MASTER
+    self.is_chief = self.task_type == chief_type
+    if self.task_type == TaskType.EVALUATOR:
+      # The evaluator is not a member of the training cluster.
+      self.evaluation_master = tf_config.get(_EVAL_SESSION_MASTER,
+                                             _LOCAL_MASTER)
+      self.cluster_spec = tf.train.ClusterSpec({})
+      self.master = _LOCAL_MASTER
       self.num_ps_replicas = self.num_worker_replicas = 0
       self.global_id_in_cluster = None
       return
-    if self.task_type not in jobs:
-      raise ValueError(
-          f"TF_CONFIG task type {self.task_type!r} is not in the cluster "
-          f"{sorted(jobs)}. Fix: use one of those job names, or add the job.")
-    if self.task_id >= len(jobs[self.task_type]):
-      raise ValueError(
-          f"TF_CONFIG task index {self.task_id} is out of range: job "
-          f"{self.task_type!r} has {len(jobs[self.task_type])} task(s), so "
-          f"the index must be 0..{len(jobs[self.task_type]) - 1}.")
-    self.master = "grpc://" + jobs[self.task_type][self.task_id]
-    self.is_chief = self.task_type in _CHIEF_TYPES
+    if _SESSION_MASTER in tf_config:
+      self.master = tf_config[_SESSION_MASTER]
+    elif len(spec.jobs) == 1 and spec.num_tasks(spec.jobs[0]) == 1:
+      self.master = _LOCAL_MASTER  # One node: no RPC to itself.
+    else:
+      self.master = "grpc://" + spec.task_address(self.task_type, self.task_id)
+    jobs = spec.as_dict()
     self.num_ps_replicas = len(jobs.get(TaskType.PS, []))
-    self.num_worker_replicas = chiefs + len(jobs.get(TaskType.WORKER, []))
-    order = [TaskType.CHIEF, TaskType.MASTER, TaskType.WORKER, TaskType.PS]
+    self.num_worker_replicas = (len(jobs.get(TaskType.WORKER, [])) +
+                                len(jobs.get(chief_type, [])))
+    # Chief first, then the other jobs by name, parameter servers last.
+    order = [chief_type] + [job for job in sorted(spec.jobs)
+                            if job not in (chief_type, TaskType.PS)]
+    order += [TaskType.PS] if TaskType.PS in jobs else []
     offset = 0
-    for name in order:
-      if name == self.task_type:
+    for job in order:
+      if job == self.task_type:
         break
-      offset += len(jobs.get(name, []))
+      offset += spec.num_tasks(job)
     self.global_id_in_cluster = offset + self.task_id
+
+
+def _checked_task(spec: tf.train.ClusterSpec, task: Mapping[str, Any],
+                  chief_type: str):
+  """(task_type, task_id) of a cluster member, checked against the cluster."""
+  if chief_type not in spec.jobs:
+    _fail(f'If "cluster" is set in TF_CONFIG, it must have one "{chief_type}" '
+          "node.", f'add "{chief_type}": ["host:port"] to the cluster (the '
+          "task that writes checkpoints and summaries), e.g. "
+          f"{_EXAMPLE}.")
+  if spec.num_tasks(chief_type) > 1:
+    _fail(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" '
+          "node.", f"keep one address under \"{chief_type}\" and move the "
+          "others to \"worker\".")
+  task_type = task.get("type")
+  task_id = task.get("index")
+  if not task_type:
+    _fail('If "cluster" is set in TF_CONFIG, task type must be set.',
+          'set "task": {"type": "worker", "index": 0} for this process.')
+  if task_id is None:
+    _fail('If "cluster" is set in TF_CONFIG, task index must be set.',
+          f'set "task": {{"type": "{task_type}", "index": 0}} for this '
+          "process.")
+  task_id = int(task_id)
+  if task_id < 0:
+    _fail("Task index must be non-negative number.",
+          "use the task's position in its job, from 0.")
+  if task_type == TaskType.EVALUATOR:
+    return task_type, task_id
+  if task_type not in spec.jobs:
+    _fail(f"{task_type} is not a valid task_type in the cluster_spec:\n"
+          f"{spec}{_NOTE}", f"use one of {sorted(spec.jobs)}, or add the job.")
+  if not 0 <= task_id < spec.num_tasks(task_type):
+    _fail(f"{task_id} is not a valid task_id for task_type {task_type} in the "
+          f"cluster_spec:\n{spec}{_NOTE}",
+          f"job {task_type!r} has {spec.num_tasks(task_type)} task(s): use an "
+          f"index from 0 to {spec.num_tasks(task_type) - 1}.")
+  return task_type, task_id
