@@ -19,7 +19,7 @@ import time
 from typing import Dict, List, Optional
 
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 
 from estimator_compat import strategies
 

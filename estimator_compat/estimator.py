@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 
 from estimator_compat import checkpoints
 from estimator_compat import cluster
@@ -26,7 +26,7 @@ from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
-from estimator_compat.run_config import RunConfig
+from estimator_compat.run_config import RunConfig, default_session_config
 
 
 def _check_hooks(hooks: Optional[Sequence[Any]], where: str) -> List[Any]:
@@ -92,6 +92,8 @@ class Estimator:
     model_dir = os.fspath(model_dir)
     if config.model_dir != model_dir:
       config = config.replace(model_dir=model_dir)
+    if config.session_config is None:
+      config = config.replace(session_config=default_session_config())
     strategies.check(config)
     self._config = config
     self._model_dir = model_dir
@@ -225,7 +227,9 @@ class Estimator:
                                     int(results["global_step"]))
     logging.info("Saving dict for global step %d: %s",
                  int(results["global_step"]),
-                 ", ".join(f"{k} = {v}" for k, v in sorted(results.items())))
+                 ", ".join("%s = %s" % (k, v)
+                           for k, v in sorted(results.items())
+                           if not isinstance(v, bytes)))
     return results
 
   def predict(self,

@@ -5,6 +5,7 @@ from typing import Any, Callable, Optional
 
 import tensorflow as tf
 
+from estimator_compat import tf_logging as logging
 from estimator_compat.fn_args import fn_args, call_with_declared_args
 from estimator_compat.input_adapter import split_input
 from estimator_compat.run_config import RunConfig
@@ -93,6 +94,7 @@ def call_model_fn(setup: ModelSetup, features: Any, labels: Any,
         "input_fn returned labels but model_fn does not take a 'labels' "
         "argument. Fix: add `labels` to the model_fn signature, or return "
         "features only from input_fn.")
+  logging.info("Calling model_fn.")
   spec = call_with_declared_args(
       setup.model_fn, {"features": features, "labels": labels, "mode": mode,
                        "params": setup.params, "config": setup.config})
@@ -101,4 +103,5 @@ def call_model_fn(setup: ModelSetup, features: Any, labels: Any,
         f"model_fn must return an EstimatorSpec, got {type(spec).__name__}. "
         "Fix: return tf.estimator.EstimatorSpec(mode, predictions=..., "
         "loss=..., train_op=...).")
+  logging.info("Done calling model_fn.")
   return spec

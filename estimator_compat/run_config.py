@@ -1,138 +1,153 @@
-"""RunConfig: legacy fields with legacy defaults, and TF_CONFIG parsing."""
+"""RunConfig: legacy fields with legacy defaults (TF_CONFIG: tf_config.py)."""
 
 import copy
-import json
 import os
-from typing import Any, Mapping, Optional
+from typing import Any, Optional
 
 import tensorflow as tf
+from tensorflow.core.protobuf import rewriter_config_pb2
 
 from estimator_compat.engines import resolve_engine_name
-
-
-class TaskType:
-  """Task names a TF_CONFIG cluster may hold."""
-  MASTER = "master"
-  PS = "ps"
-  WORKER = "worker"
-  CHIEF = "chief"
-  EVALUATOR = "evaluator"
+from estimator_compat.fn_args import fn_args
+from estimator_compat.tf_config import (ClusterInfo, TaskType,
+                                        tf_config_from_env)
 
 
 _USE_DEFAULT = object()
 _DEFAULT_SAVE_CHECKPOINTS_SECS = 600
-_CHIEF_TYPES = (TaskType.CHIEF, TaskType.MASTER)
 
-_FIELDS = ("model_dir", "tf_random_seed", "save_summary_steps",
-           "save_checkpoints_steps", "save_checkpoints_secs", "session_config",
-           "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
-           "log_step_count_steps", "train_distribute", "device_fn", "protocol",
-           "eval_distribute", "experimental_distribute",
-           "experimental_max_worker_delay_secs",
-           "session_creation_timeout_secs", "checkpoint_save_graph_def",
-           "engine", "steps_per_loop", "min_shard_bytes", "max_shards")
+# The legacy fields replace() may change, then this library's own.
+_LEGACY_FIELDS = (
+    "model_dir", "tf_random_seed", "save_summary_steps",
+    "save_checkpoints_steps", "save_checkpoints_secs", "session_config",
+    "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
+    "log_step_count_steps", "train_distribute", "device_fn", "protocol",
+    "eval_distribute", "experimental_distribute",
+    "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
+    "checkpoint_save_graph_def")
+_FIELDS = _LEGACY_FIELDS + ("engine", "steps_per_loop", "min_shard_bytes",
+                            "max_shards")
+_CLUSTER_FIELDS = ("service", "cluster_spec", "task_type", "task_id",
+                   "global_id_in_cluster", "master", "evaluation_master",
+                   "is_chief", "num_ps_replicas", "num_worker_replicas")
+_BOTH_SAVE_SETTINGS = (
+    "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set. "
+    "Fix: pass only one of them (None for the other).")
+# Objects a copy of the config shares: they hold devices and threads.
+_SHARED = ("_train_distribute", "_eval_distribute", "_experimental_distribute",
+           "_v2_strategies", "_device_fn")
 
 
-def _tf_config_from_env() -> dict:
-  raw = os.environ.get("TF_CONFIG", "")
-  if not raw.strip():
-    return {}
-  try:
-    parsed = json.loads(raw)
-  except json.JSONDecodeError as e:
+def _rewrite_once() -> tf.compat.v1.GraphOptions:
+  return tf.compat.v1.GraphOptions(
+      rewrite_options=rewriter_config_pb2.RewriterConfig(
+          meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE))
+
+
+def default_session_config() -> tf.compat.v1.ConfigProto:
+  """The session config an Estimator uses when its RunConfig has none."""
+  return tf.compat.v1.ConfigProto(allow_soft_placement=True,
+                                  graph_options=_rewrite_once())
+
+
+def _distributed_session_config(task_type: str, task_id: int
+                                ) -> Optional[tf.compat.v1.ConfigProto]:
+  """Between-graph default: each task sees the ps and its own job's devices."""
+  filters = {
+      TaskType.MASTER: ["/job:ps", "/job:master"],
+      TaskType.CHIEF: ["/job:ps", "/job:chief"],
+      TaskType.WORKER: ["/job:ps", f"/job:worker/task:{task_id}"],
+      TaskType.PS: ["/job:ps", "/job:worker", "/job:chief", "/job:master"],
+  }.get(task_type)
+  if filters is None:
+    return None
+  return tf.compat.v1.ConfigProto(allow_soft_placement=True,
+                                  graph_options=_rewrite_once(),
+                                  device_filters=filters)
+
+
+def _is_int(value: Any) -> bool:
+  return isinstance(value, int) and not isinstance(value, bool)
+
+
+# (field, check, the Estimator's message, fix); None values are not checked.
+_CHECKS = (
+    ("model_dir", bool, "model_dir should be non-empty",
+     "pass a directory path, or None for a temporary one"),
+    ("save_summary_steps", lambda v: v >= 0,
+     "save_summary_steps should be >= 0", "use 0 or None to turn it off"),
+    ("save_checkpoints_steps", lambda v: v >= 0,
+     "save_checkpoints_steps should be >= 0", "use None to turn it off"),
+    ("save_checkpoints_secs", lambda v: v >= 0,
+     "save_checkpoints_secs should be >= 0", "use None to turn it off"),
+    ("session_config",
+     lambda v: isinstance(v, tf.compat.v1.ConfigProto),
+     "session_config must be instance of ConfigProto",
+     "pass a tf.compat.v1.ConfigProto or None"),
+    ("keep_checkpoint_max", lambda v: v >= 0,
+     "keep_checkpoint_max should be >= 0",
+     "use 0 or None to keep every checkpoint"),
+    ("keep_checkpoint_every_n_hours", lambda v: v > 0,
+     "keep_checkpoint_every_n_hours should be > 0",
+     "use a positive number of hours (the default 10000 turns it off)"),
+    ("log_step_count_steps", lambda v: v > 0,
+     "log_step_count_steps should be > 0", "use None to turn logging off"),
+    ("tf_random_seed", _is_int, "tf_random_seed must be integer.",
+     "pass an int or None"),
+    ("experimental_max_worker_delay_secs", _is_int,
+     "experimental_max_worker_delay_secs must be an integer if set.",
+     "pass an int or None"),
+    ("session_creation_timeout_secs", lambda v: v > 0,
+     "session_creation_timeout_secs should be > 0",
+     "use a positive number of seconds"),
+    ("device_fn",
+     lambda v: callable(v) and set(fn_args(v)) == {"op"},
+     'device_fn must be callable with exactly one argument "op".',
+     "def device_fn(op): return device_string"),
+    ("protocol", lambda v: v in ("grpc", "grpc+verbs"),
+     "protocol should be grpc or grpc+verbs", "pass one of them or None"),
+)
+
+
+def _validate(config: "RunConfig") -> None:
+  """The Estimator's checks of the legacy fields, then ours."""
+  for name, check, message, fix in _CHECKS:
+    value = getattr(config, "_" + name)
+    if value is not None and not check(value):
+      raise ValueError(f"{message} Fix: {fix} (got {value!r}).")
+  resolve_engine_name(config._engine)  # pylint: disable=protected-access
+  steps_per_loop = config._steps_per_loop  # pylint: disable=protected-access
+  if not _is_int(steps_per_loop) or steps_per_loop < 1:
     raise ValueError(
-        f"TF_CONFIG is not valid JSON ({e.msg} at position {e.pos}): {raw!r}. "
-        "Fix: set it to a JSON object such as "
-        '{"cluster": {"chief": ["host:port"], "worker": ["host:port"]}, '
-        '"task": {"type": "chief", "index": 0}}, or unset it for local '
-        "training.") from None
-  if not isinstance(parsed, dict):
+        f"RunConfig: steps_per_loop must be an integer >= 1, got "
+        f"{steps_per_loop!r}.")
+  for name in ("min_shard_bytes", "max_shards"):
+    value = getattr(config, "_" + name)
+    if value is not None and (not _is_int(value) or value < 1):
+      raise ValueError(
+          f"RunConfig: {name} must be an integer >= 1 or None, got "
+          f"{value!r}.")
+
+
+def _model_dir(model_dir: Any, tf_config: dict) -> Optional[str]:
+  """model_dir from the argument or TF_CONFIG, which must agree."""
+  if model_dir is not None:
+    model_dir = os.fspath(model_dir)
+  if model_dir == "":
+    raise ValueError("model_dir should be non-empty. Fix: pass a directory "
+                     "path, or None for a temporary one.")
+  from_env = tf_config.get("model_dir")
+  if from_env == "":
+    raise ValueError("model_dir in TF_CONFIG should be non-empty. Fix: set "
+                     "it to the shared model directory or remove it.")
+  if from_env and model_dir and os.path.abspath(model_dir) != os.path.abspath(
+      from_env):
     raise ValueError(
-        f"TF_CONFIG must be a JSON object, got {type(parsed).__name__}: "
-        f"{raw!r}. Fix: use {{\"cluster\": {{...}}, \"task\": {{...}}}}.")
-  return parsed
-
-
-class _ClusterInfo:
-  """What TF_CONFIG says about this process; validated on construction."""
-
-  def __init__(self, tf_config: Mapping[str, Any]):
-    cluster = tf_config.get("cluster") or {}
-    task = tf_config.get("task") or {}
-    if not isinstance(cluster, dict) or not isinstance(task, dict):
-      raise ValueError(
-          "TF_CONFIG 'cluster' and 'task' must be JSON objects. Fix: "
-          '{"cluster": {"chief": ["host:port"]}, "task": {"type": "chief", '
-          '"index": 0}}.')
-    self.cluster_spec = tf.train.ClusterSpec(cluster)
-    self.task_type = task.get("type")
-    self.task_id = task.get("index", 0)
-    if not isinstance(self.task_id, int) or self.task_id < 0:
-      raise ValueError(
-          f"TF_CONFIG task index must be a non-negative integer, got "
-          f"{self.task_id!r}.")
-    self.service = tf_config.get("service")
-    self.model_dir = tf_config.get("model_dir")
-    if not cluster:
-      self._init_local()
-    else:
-      self._init_distributed(cluster)
-
-  def _init_local(self) -> None:
-    if self.task_type not in (None, TaskType.WORKER, TaskType.EVALUATOR):
-      raise ValueError(
-          f"TF_CONFIG has task type {self.task_type!r} but no 'cluster'. Fix: "
-          "add the cluster that task belongs to, or remove 'task'.")
-    if self.task_type == TaskType.EVALUATOR:
-      self.is_chief, self.num_worker_replicas = False, 0
-    else:
-      self.task_type, self.task_id = TaskType.WORKER, 0
-      self.is_chief, self.num_worker_replicas = True, 1
-    self.master = ""
-    self.num_ps_replicas = 0
-    self.global_id_in_cluster = 0 if self.is_chief else None
-
-  def _init_distributed(self, cluster: Mapping[str, Any]) -> None:
-    jobs = {name: list(addrs) for name, addrs in cluster.items()}
-    chiefs = sum(len(jobs.get(name, [])) for name in _CHIEF_TYPES)
-    if chiefs != 1:
-      raise ValueError(
-          f"TF_CONFIG cluster must have exactly one 'chief' task, it has "
-          f"{chiefs}: {jobs}. Fix: add \"chief\": [\"host:port\"] to the "
-          "cluster (one worker acts as chief, writes checkpoints and "
-          "summaries).")
-    if self.task_type is None:
-      raise ValueError(
-          "TF_CONFIG has a 'cluster' but no task type. Fix: set "
-          '"task": {"type": "worker", "index": 0} for this process.')
-    if self.task_type == TaskType.EVALUATOR:
-      if self.task_id != 0:
-        raise ValueError(
-            f"TF_CONFIG evaluator task index must be 0, got {self.task_id}.")
-      self.master, self.is_chief = "", False
-      self.num_ps_replicas = self.num_worker_replicas = 0
-      self.global_id_in_cluster = None
-      return
-    if self.task_type not in jobs:
-      raise ValueError(
-          f"TF_CONFIG task type {self.task_type!r} is not in the cluster "
-          f"{sorted(jobs)}. Fix: use one of those job names, or add the job.")
-    if self.task_id >= len(jobs[self.task_type]):
-      raise ValueError(
-          f"TF_CONFIG task index {self.task_id} is out of range: job "
-          f"{self.task_type!r} has {len(jobs[self.task_type])} task(s), so "
-          f"the index must be 0..{len(jobs[self.task_type]) - 1}.")
-    self.master = "grpc://" + jobs[self.task_type][self.task_id]
-    self.is_chief = self.task_type in _CHIEF_TYPES
-    self.num_ps_replicas = len(jobs.get(TaskType.PS, []))
-    self.num_worker_replicas = chiefs + len(jobs.get(TaskType.WORKER, []))
-    order = [TaskType.CHIEF, TaskType.MASTER, TaskType.WORKER, TaskType.PS]
-    offset = 0
-    for name in order:
-      if name == self.task_type:
-        break
-      offset += len(jobs.get(name, []))
-    self.global_id_in_cluster = offset + self.task_id
+        "`model_dir` provided in RunConfig construct, if set, must have the "
+        "same value as the model_dir in TF_CONFIG. model_dir: "
+        f"{model_dir}\nTF_CONFIG[\"model_dir\"]: {from_env}.\nFix: set only "
+        "one of them.")
+  return model_dir or from_env
 
 
 class RunConfig:
@@ -140,8 +155,16 @@ class RunConfig:
 
   TF_CONFIG (environment variable, JSON) is read when the config is built and
   gives `cluster_spec`, `task_type`, `task_id`, `is_chief`, `master`,
-  `num_ps_replicas`, `num_worker_replicas`. Malformed TF_CONFIG fails here,
-  with the fix, before anything is trained.
+  `evaluation_master`, `num_ps_replicas`, `num_worker_replicas`,
+  `global_id_in_cluster` and `service`, by the Estimator's rules. A malformed
+  TF_CONFIG fails here, with the Estimator's message and the fix, before
+  anything is trained. `session_config` is None unless given, or the
+  Estimator's between-graph default for a cluster task trained without a
+  strategy; the Estimator fills in its default (`default_session_config`).
+
+  Under a strategy, the cluster properties describe this task as TF_CONFIG
+  names it (the Estimator's distribute coordinator showed local values here
+  and set the task's own in the config passed to model_fn).
   """
 
   def __init__(self,
@@ -166,42 +189,33 @@ class RunConfig:
                steps_per_loop: int = 1,
                min_shard_bytes: Optional[int] = None,
                max_shards: Optional[int] = None):
-    if (save_checkpoints_steps not in (None, _USE_DEFAULT) and
-        save_checkpoints_secs not in (None, _USE_DEFAULT)):
-      raise ValueError(
-          "RunConfig: save_checkpoints_steps and save_checkpoints_secs cannot "
-          "both be set. Fix: pass only one of them.")
+    """Builds a RunConfig; see the class docstring.
+
+    Args (beyond the Estimator's):
+      engine: "graph" or "function" for every mode; None means
+        $ESTIMATOR_COMPAT_ENGINE, else the default.
+      steps_per_loop: training steps per function call (function engine).
+      min_shard_bytes: variable partitioning under parameter-server training
+        (tf.distribute.experimental.partitioners.MinSizePartitioner).
+      max_shards: the same partitioner's maximum number of shards.
+
+    Raises:
+      ValueError: a field or TF_CONFIG is invalid, or both save settings set.
+      TypeError: TF_CONFIG's `service` is not an object.
+    """
     if save_checkpoints_steps is _USE_DEFAULT and (
         save_checkpoints_secs is _USE_DEFAULT):
       save_checkpoints_steps = None
       save_checkpoints_secs = _DEFAULT_SAVE_CHECKPOINTS_SECS
-    elif save_checkpoints_steps is _USE_DEFAULT:
-      save_checkpoints_steps = None
     elif save_checkpoints_secs is _USE_DEFAULT:
       save_checkpoints_secs = None
-    for name, value in (("save_summary_steps", save_summary_steps),
-                        ("save_checkpoints_steps", save_checkpoints_steps),
-                        ("save_checkpoints_secs", save_checkpoints_secs),
-                        ("keep_checkpoint_max", keep_checkpoint_max),
-                        ("log_step_count_steps", log_step_count_steps),
-                        ("tf_random_seed", tf_random_seed)):
-      if value is not None and (not isinstance(value, (int, float)) or
-                                value < 0):
-        raise ValueError(
-            f"RunConfig: {name} must be a non-negative number or None, got "
-            f"{value!r}.")
-    if session_config is not None and not isinstance(
-        session_config, tf.compat.v1.ConfigProto):
-      raise TypeError(
-          f"RunConfig: session_config must be a tf.compat.v1.ConfigProto, got "
-          f"{type(session_config).__name__}.")
-    self._cluster = _ClusterInfo(_tf_config_from_env())
-    if model_dir is not None and self._cluster.model_dir is not None and (
-        os.path.abspath(model_dir) != os.path.abspath(self._cluster.model_dir)):
-      raise ValueError(
-          f"RunConfig: model_dir {model_dir!r} differs from TF_CONFIG's "
-          f"model_dir {self._cluster.model_dir!r}. Fix: set only one.")
-    self._model_dir = model_dir or self._cluster.model_dir
+    elif save_checkpoints_steps is _USE_DEFAULT:
+      save_checkpoints_steps = None
+    elif (save_checkpoints_steps is not None and
+          save_checkpoints_secs is not None):
+      raise ValueError(_BOTH_SAVE_SETTINGS)
+    tf_config = tf_config_from_env()
+    self._model_dir = _model_dir(model_dir, tf_config)
     self._tf_random_seed = tf_random_seed
     self._save_summary_steps = save_summary_steps
     self._save_checkpoints_steps = save_checkpoints_steps
@@ -219,35 +233,28 @@ class RunConfig:
         experimental_max_worker_delay_secs)
     self._session_creation_timeout_secs = session_creation_timeout_secs
     self._checkpoint_save_graph_def = checkpoint_save_graph_def
-    # Extension: which engine runs each mode ("graph" or "function"); None
-    # means $ESTIMATOR_COMPAT_ENGINE, else the default.
     self._engine = engine
-    resolve_engine_name(engine)
-    # Extension: training steps per function call on the function engine.
-    if not isinstance(steps_per_loop, int) or steps_per_loop < 1:
-      raise ValueError(
-          f"RunConfig: steps_per_loop must be an integer >= 1, got "
-          f"{steps_per_loop!r}.")
     self._steps_per_loop = steps_per_loop
-    # Extension: variable partitioning under parameter-server training
-    # (tf.distribute.experimental.partitioners.MinSizePartitioner).
-    for name, value in (("min_shard_bytes", min_shard_bytes),
-                        ("max_shards", max_shards)):
-      if value is not None and (not isinstance(value, int) or value < 1):
-        raise ValueError(
-            f"RunConfig: {name} must be an integer >= 1 or None, got "
-            f"{value!r}.")
     self._min_shard_bytes = min_shard_bytes
     self._max_shards = max_shards
+    _validate(self)
+    cluster = ClusterInfo(tf_config)
+    for name in _CLUSTER_FIELDS:
+      setattr(self, "_" + name, getattr(cluster, name))
+    self._has_cluster = cluster.has_cluster
+    with_strategy = (train_distribute or eval_distribute or
+                     experimental_distribute)
+    if session_config is None and cluster.has_cluster and not with_strategy:
+      self._session_config = _distributed_session_config(self._task_type,
+                                                         self._task_id)
 
   # Legacy field properties.
   model_dir = property(lambda self: self._model_dir)
-  min_shard_bytes = property(lambda self: self._min_shard_bytes)
-  max_shards = property(lambda self: self._max_shards)
   tf_random_seed = property(lambda self: self._tf_random_seed)
   save_summary_steps = property(lambda self: self._save_summary_steps)
   save_checkpoints_steps = property(lambda self: self._save_checkpoints_steps)
   save_checkpoints_secs = property(lambda self: self._save_checkpoints_secs)
+  session_config = property(lambda self: self._session_config)
   keep_checkpoint_max = property(lambda self: self._keep_checkpoint_max)
   keep_checkpoint_every_n_hours = property(
       lambda self: self._keep_checkpoint_every_n_hours)
@@ -265,76 +272,76 @@ class RunConfig:
   checkpoint_save_graph_def = property(
       lambda self: self._checkpoint_save_graph_def)
 
+  # TF_CONFIG properties.
+  cluster_spec = property(lambda self: self._cluster_spec)
+  task_type = property(lambda self: self._task_type)
+  task_id = property(lambda self: self._task_id)
+  is_chief = property(lambda self: self._is_chief)
+  master = property(lambda self: self._master)
+  evaluation_master = property(lambda self: self._evaluation_master)
+  num_ps_replicas = property(lambda self: self._num_ps_replicas)
+  num_worker_replicas = property(lambda self: self._num_worker_replicas)
+  global_id_in_cluster = property(lambda self: self._global_id_in_cluster)
+  service = property(lambda self: self._service)
+
+  # Extensions of the legacy API.
   steps_per_loop = property(lambda self: self._steps_per_loop)
+  min_shard_bytes = property(lambda self: self._min_shard_bytes)
+  max_shards = property(lambda self: self._max_shards)
 
   @property
   def engine(self) -> str:
     """The engine that runs each mode (an extension of the legacy API)."""
     return resolve_engine_name(self._engine)
 
-  # TF_CONFIG properties.
-  cluster_spec = property(lambda self: self._cluster.cluster_spec)
-  task_type = property(lambda self: self._cluster.task_type)
-  task_id = property(lambda self: self._cluster.task_id)
-  is_chief = property(lambda self: self._cluster.is_chief)
-  master = property(lambda self: self._cluster.master)
-  evaluation_master = property(lambda self: "")
-  num_ps_replicas = property(lambda self: self._cluster.num_ps_replicas)
-  num_worker_replicas = property(
-      lambda self: self._cluster.num_worker_replicas)
-  global_id_in_cluster = property(
-      lambda self: self._cluster.global_id_in_cluster)
-  service = property(lambda self: self._cluster.service)
-
-  @property
-  def session_config(self) -> tf.compat.v1.ConfigProto:
-    """The session config; by default soft placement, as the Estimator."""
-    if self._session_config is not None:
-      return self._session_config
-    return tf.compat.v1.ConfigProto(allow_soft_placement=True)
-
   @property
   def is_distributed(self) -> bool:
-    """True when TF_CONFIG names a cluster (not part of the legacy API)."""
-    return bool(self._cluster.cluster_spec.as_dict())
+    """True when TF_CONFIG names a cluster, also on its evaluator."""
+    return self._has_cluster
 
   def __deepcopy__(self, memo) -> "RunConfig":
-    """A copy that shares strategy objects (they hold devices and threads)."""
-    shared = ("_train_distribute", "_eval_distribute",
-              "_experimental_distribute", "_v2_strategies", "_device_fn")
-    copied = RunConfig.__new__(RunConfig)
+    """A copy of the same class that shares strategy objects."""
+    copied = type(self).__new__(type(self))
     memo[id(self)] = copied
     for key, value in self.__dict__.items():
-      copied.__dict__[key] = value if key in shared else copy.deepcopy(
+      copied.__dict__[key] = value if key in _SHARED else copy.deepcopy(
           value, memo)
     return copied
 
   def replace(self, **kwargs: Any) -> "RunConfig":
-    """Returns a copy with the given legacy fields replaced.
+    """A copy (of the same class) with the given fields replaced.
+
+    TF_CONFIG is not read again. Setting one of save_checkpoints_steps /
+    save_checkpoints_secs to a value turns the other off.
 
     Raises:
-      ValueError: a name is not a RunConfig field.
+      ValueError: a name is not a replaceable field, a value is invalid, or
+        both save settings are set.
     """
-    unknown = sorted(set(kwargs) - set(_FIELDS))
-    if unknown:
-      raise ValueError(
-          f"RunConfig.replace: unknown field(s) {unknown}. Valid fields: "
-          f"{list(_FIELDS)}.")
-    values = {name: getattr(self, "_" + name) for name in _FIELDS}
-    values.update(kwargs)
-    if ("save_checkpoints_steps" in kwargs and
-        "save_checkpoints_secs" not in kwargs and
-        kwargs["save_checkpoints_steps"] is not None):
-      values["save_checkpoints_secs"] = None
-    if ("save_checkpoints_secs" in kwargs and
-        "save_checkpoints_steps" not in kwargs and
-        kwargs["save_checkpoints_secs"] is not None):
-      values["save_checkpoints_steps"] = None
-    new = copy.copy(self)
-    new.__init__(**values)
+    new = copy.deepcopy(self)
+    for key, value in kwargs.items():
+      if key not in _FIELDS:
+        raise ValueError(
+            f"Replacing {key} is not supported. Allowed properties are "
+            f"{list(_FIELDS)}. Fix: build a new RunConfig for other "
+            "properties (cluster ones come from TF_CONFIG).")
+      setattr(new, "_" + key, value)
+    steps_set = "save_checkpoints_steps" in kwargs
+    secs_set = "save_checkpoints_secs" in kwargs
+    # pylint: disable=protected-access
+    if steps_set and secs_set:
+      if (new._save_checkpoints_steps is not None and
+          new._save_checkpoints_secs is not None):
+        raise ValueError(_BOTH_SAVE_SETTINGS)
+    elif steps_set and kwargs["save_checkpoints_steps"] is not None:
+      new._save_checkpoints_secs = None
+    elif secs_set and kwargs["save_checkpoints_secs"] is not None:
+      new._save_checkpoints_steps = None
+    # pylint: enable=protected-access
+    _validate(new)
     return new
 
   def __repr__(self) -> str:
     fields = ", ".join(f"{name}={getattr(self, '_' + name)!r}"
                        for name in _FIELDS)
-    return f"RunConfig({fields})"
+    return f"{type(self).__name__}({fields})"

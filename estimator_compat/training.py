@@ -6,7 +6,7 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from absl import logging
+from estimator_compat import tf_logging as logging
 
 from estimator_compat.checkpoints import global_step_of
 from estimator_compat import cluster

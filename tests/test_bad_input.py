@@ -70,7 +70,7 @@ def test_cluster_without_chief(tmp_path, monkeypatch):
   monkeypatch.setenv("TF_CONFIG", json.dumps({
       "cluster": {"worker": ["localhost:1", "localhost:2"]},
       "task": {"type": "worker", "index": 0}}))
-  with pytest.raises(ValueError, match="exactly one 'chief'.*Fix: add"):
+  with pytest.raises(ValueError, match='must have one "chief" node.*Fix: add'):
     models.estimator(tmp_path).train(models.input_fn(), steps=1)
   _assert_nothing_written(tmp_path)
 
@@ -79,7 +79,8 @@ def test_task_index_out_of_range(tmp_path, monkeypatch):
   monkeypatch.setenv("TF_CONFIG", json.dumps({
       "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"]},
       "task": {"type": "worker", "index": 3}}))
-  with pytest.raises(ValueError, match="index 3 is out of range.*0..0"):
+  with pytest.raises(ValueError,
+                     match="(?s)3 is not a valid task_id.*Fix.*from 0 to 0"):
     models.estimator(tmp_path).train(models.input_fn(), steps=1)
   _assert_nothing_written(tmp_path)
 

@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util

@@ -1,7 +1,7 @@
 """Hooks the graph engine adds itself (beyond the standard ones)."""
 
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 

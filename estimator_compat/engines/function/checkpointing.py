@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training.saving import saveable_object_util
 
@@ -152,6 +152,8 @@ class CheckpointWriter:
     self._graph_def = graph.as_graph_def(add_shapes=True)
     self._save_graph_def = config.checkpoint_save_graph_def
     self._last_saved: Optional[int] = None
+    if self._enabled:
+      logging.info("Create CheckpointSaverHook.")
 
   def begin(self) -> None:
     """Starts listeners; saves the start step and graph.pbtxt."""
@@ -186,10 +188,12 @@ class CheckpointWriter:
       listener.end(None, step)
 
   def _save(self, step: int) -> bool:
-    logging.info("Saving checkpoints for %d into %s.", step,
-                 os.path.join(self._model_dir, "model.ckpt"))
+    logging.info("Calling checkpoint listeners before saving checkpoint %d...",
+                 step)
     for listener in self._listeners:
       listener.before_save(None, step)
+    logging.info("Saving checkpoints for %d into %s.", step,
+                 os.path.join(self._model_dir, "model.ckpt"))
     path = self._saver.save(None, os.path.join(self._model_dir, "model.ckpt"),
                             global_step=step, write_meta_graph=False)
     if self._save_graph_def:
@@ -198,6 +202,8 @@ class CheckpointWriter:
       with tf.io.gfile.GFile(path + ".meta", "wb") as f:
         f.write(meta.SerializeToString())
     self._last_saved = step
+    logging.info("Calling checkpoint listeners after saving checkpoint %d...",
+                 step)
     stop = False
     for listener in self._listeners:
       if listener.after_save(None, step):

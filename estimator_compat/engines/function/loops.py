@@ -3,7 +3,7 @@
 from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 
 from estimator_compat import checkpoints
 from estimator_compat import strategies

@@ -21,7 +21,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
+from estimator_compat import tf_logging as logging
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
 from estimator_compat import checkpoints

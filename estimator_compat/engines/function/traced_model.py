@@ -17,6 +17,7 @@ from tensorflow.python.eager import wrap_function as wrap_lib
 from tensorflow.python.framework import func_graph
 from tensorflow.python.training import training_util
 
+from estimator_compat import tf_logging as logging
 from estimator_compat.engines.function.session import (
     UnsupportedOnFunctionEngine, GRAPH_ENGINE_FIX)
 from estimator_compat.engines.function.legacy_updates import (
@@ -104,6 +105,8 @@ class TracedModel:
     self.graph = self._wrapped.graph
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
+    # Where a TF1 session would finalize its graph.
+    logging.info("Graph was finalized.")
 
   def _trace(self):
     graph = tf.compat.v1.get_default_graph()

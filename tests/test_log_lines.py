@@ -1,0 +1,105 @@
+"""The Estimator's log lines reach TensorFlow's logger, each exactly once.
+
+A plain script that calls `tf.compat.v1.logging.set_verbosity(INFO)` runs in
+a subprocess; the expected lines and counts are those the real Estimator
+(TF 2.15) printed for the same script.
+"""
+
+import collections
+import importlib
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import tensorflow as tf
+    import estimator_compat as est
+
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+
+    def input_fn():
+      x = np.arange(8, dtype=np.float32).reshape(8, 1)
+      return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).batch(
+          4).repeat()
+
+    def model_fn(features, labels, mode):
+      w = tf.compat.v1.get_variable(
+          "w", [1, 1], initializer=tf.compat.v1.zeros_initializer())
+      pred = tf.matmul(features["x"], w)
+      loss = tf.compat.v1.losses.mean_squared_error(labels, pred)
+      opt = tf.compat.v1.train.GradientDescentOptimizer(0.01)
+      return est.EstimatorSpec(
+          mode, loss=loss, predictions={"p": pred},
+          train_op=opt.minimize(
+              loss, global_step=tf.compat.v1.train.get_global_step()))
+
+    config = est.RunConfig(log_step_count_steps=2, save_checkpoints_steps=3)
+    e = est.Estimator(model_fn, model_dir=sys.argv[1], config=config)
+    e.train(input_fn, max_steps=5)
+    e.train(input_fn, max_steps=5)
+    e.evaluate(input_fn, steps=2)
+""")
+
+# (pattern, times the real Estimator printed it for _SCRIPT).
+_EXPECTED = [
+    (r"Calling model_fn\.", 2),
+    (r"Done calling model_fn\.", 2),
+    (r"Create CheckpointSaverHook\.", 1),
+    (r"Graph was finalized\.", 2),
+    (r"Saving checkpoints for 0 into MODEL_DIR/model\.ckpt\.", 1),
+    (r"Saving checkpoints for 3 into MODEL_DIR/model\.ckpt\.", 1),
+    (r"Saving checkpoints for 5 into MODEL_DIR/model\.ckpt\.", 1),
+    (r"loss = 14\.0, step = 0", 1),
+    (r"loss = [0-9.]+, step = 2 \([0-9.]+ sec\)", 1),
+    (r"loss = [0-9.]+, step = 4 \([0-9.]+ sec\)", 1),
+    (r"global_step/sec: [0-9.]+", 2),
+    (r"Loss for final step: 0\.19627573\.", 1),
+    (r"Skipping training since max_steps has already saved\.", 1),
+    (r"Restoring parameters from MODEL_DIR/model\.ckpt-5", 1),
+    (r"Saving dict for global step 5: global_step = 5, loss = 0\.84879476",
+     1),
+]
+
+
+def test_plain_script_at_info_prints_each_line_once(engine, tmp_path):
+  script = tmp_path / "plain.py"
+  script.write_text(_SCRIPT)
+  model_dir = tmp_path / "model"
+  env = dict(os.environ, PYTHONPATH=_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+             ESTIMATOR_COMPAT_ENGINE=engine)
+  env.pop("TF_CONFIG", None)
+  run = subprocess.run([sys.executable, str(script), str(model_dir)],
+                       env=env, capture_output=True, text=True, timeout=240,
+                       check=False)
+  assert run.returncode == 0, run.stderr[-3000:]
+  lines = [line[len("INFO:tensorflow:"):]
+           for line in (run.stdout + run.stderr).splitlines()
+           if line.startswith("INFO:tensorflow:")]
+  counts = collections.Counter()
+  for pattern, _ in _EXPECTED:
+    regex = re.compile(pattern.replace("MODEL_DIR", re.escape(str(model_dir)))
+                       + "$")
+    counts[pattern] = sum(1 for line in lines if regex.match(line))
+  assert counts == {pattern: n for pattern, n in _EXPECTED}, "\n".join(lines)
+
+
+@pytest.mark.parametrize("module", [
+    "estimator_compat.estimator", "estimator_compat.training",
+    "estimator_compat.engines.graph", "estimator_compat.engines.function.loops",
+    "estimator_compat.engines.function.checkpointing",
+    "estimator_compat.engines.function.ps_training",
+    "estimator_compat.exporters", "estimator_compat.cluster",
+    "estimator_compat.strategies", "estimator_compat.model_fn_call"])
+def test_library_modules_do_not_log_through_absl(module):
+  # absl.logging's first call adds a root handler (logging.basicConfig),
+  # after which every "tensorflow" logger line is printed twice.
+  with open(importlib.import_module(module).__file__) as f:
+    assert "from absl import logging" not in f.read()
