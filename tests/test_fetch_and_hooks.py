@@ -1,4 +1,4 @@
-"""What a step and a hook can fetch, and the graph hooks run in.
+"""What a step and a hook can fetch, hooks' graph, Keras metric objects.
 
 Expected values were checked against the real Estimator (TF 2.15.1).
 """
@@ -177,3 +177,38 @@ def test_hook_session_run_of_input_tensors_fails_clearly(tmp_path):
                      match="needs the input batch") as raised:
     est.train(input_fn(), steps=2, hooks=[_SessionRunHook(fetch_input=True)])
   assert GRAPH_ENGINE_FIX in str(raised.value)
+
+
+# Finding 3: a tf.keras Metric object in eval_metric_ops.
+def keras_metric_model_fn(features, labels, mode):
+  del labels
+  w = tf.compat.v1.get_variable("w", [1], initializer=tf.zeros_initializer())
+  loss = tf.reduce_sum(features["x"] * w)
+  mean = tf.keras.metrics.Mean()
+  mean.update_state(features["x"])
+  train_op = tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1)
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                           eval_metric_ops={"mean": mean})
+
+
+def test_keras_metric_object_in_eval_metric_ops(tmp_path, engine):
+  est = tfe.Estimator(keras_metric_model_fn, model_dir=str(tmp_path))
+  est.train(input_fn(), steps=2)
+  # Metric variables are local: not in the checkpoint (as the Estimator).
+  names = [name for name, _ in tf.train.list_variables(str(tmp_path))]
+  assert sorted(names) == ["global_step", "w"], engine
+  assert est.evaluate(input_fn(repeat=False))["mean"] == pytest.approx(3.5)
+  # Reset per evaluation: rows 0-3 only.
+  assert est.evaluate(input_fn(repeat=False), steps=2)["mean"] == (
+      pytest.approx(1.5))
+
+
+def test_keras_metric_without_update_state_is_refused(tmp_path, engine):
+  def model_fn(features, labels, mode):
+    spec = keras_metric_model_fn(features, labels, mode)
+    return spec._replace(eval_metric_ops={"mean": tf.keras.metrics.Mean()})
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match=r"call update_state\(...\)"):
+    est.evaluate(input_fn(repeat=False))
+  del engine
