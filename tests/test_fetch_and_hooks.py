@@ -1,9 +1,10 @@
-"""What a step and a hook can fetch, hooks' graph, Keras metric objects.
+"""What a step and a hook can fetch, hooks' graph, Keras metrics, no checkpoints.
 
 Expected values were checked against the real Estimator (TF 2.15.1).
 """
 
 import collections
+import os
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import tensorflow as tf
 import estimator_compat as tfe
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, UnsupportedOnFunctionEngine)
+from tests import models
 
 ROWS = np.arange(8, dtype=np.float32).reshape(8, 1)  # Mean 3.5, sum 28.
 
@@ -212,3 +214,17 @@ def test_keras_metric_without_update_state_is_refused(tmp_path, engine):
   with pytest.raises(ValueError, match=r"call update_state\(...\)"):
     est.evaluate(input_fn(repeat=False))
   del engine
+
+
+# Finding 7: no checkpoints at all.
+def test_training_without_checkpoints_writes_none(tmp_path, engine):
+  est = tfe.Estimator(
+      counting_model_fn, model_dir=str(tmp_path), params={},
+      config=tfe.RunConfig(save_checkpoints_steps=None,
+                           save_checkpoints_secs=None))
+  est.train(input_fn(), steps=3)
+  files = os.listdir(tmp_path)
+  # What the Estimator wrote: the events file only.
+  assert files and all(f.startswith("events.out.tfevents.") for f in files), (
+      engine, files)
+  assert models.checkpoint_files(tmp_path) == []
