@@ -228,3 +228,18 @@ def test_training_without_checkpoints_writes_none(tmp_path, engine):
   assert files and all(f.startswith("events.out.tfevents.") for f in files), (
       engine, files)
   assert models.checkpoint_files(tmp_path) == []
+
+
+def test_parameter_server_hooks_run_in_their_graph():
+  """The PS loop's hooks (a plain graph as default) still read the step."""
+  from estimator_compat.engines.function import ps_training  # pylint: disable=g-import-not-at-top
+  global_step = tf.Variable(0, dtype=tf.int64, name="global_step")
+  hook = _GraphRecorder()
+  hooks = ps_training._Hooks(  # pylint: disable=protected-access
+      [tf.compat.v1.train.StopAtStepHook(num_steps=2), hook], global_step)
+  while not hooks.runner.stop_requested:
+    keys = hooks.before()
+    global_step.assign_add(1)
+    hooks.after(keys, int(global_step.numpy()))
+  assert hook.steps == [1, 2]
+  assert all(same and has_step for _, same, has_step in hook.calls)

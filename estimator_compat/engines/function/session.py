@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 import numpy as np
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.eager import context
 from tensorflow.python.ops import resource_variable_ops
 
 _train = tf.compat.v1.train
@@ -56,9 +57,10 @@ class EagerSession:
       raise UnsupportedOnFunctionEngine(
           "A hook called session.run() with feed_dict/options/run_metadata, "
           f"which the function engine cannot honour. {GRAPH_ENGINE_FIX}")
-    # Hooks run with the model's graph as default; values are computed
-    # eagerly, outside it.
-    with tf.init_scope():
+    # Hooks run with the model's graph (a function graph, or under a
+    # parameter-server strategy a plain one) as default; values are
+    # computed eagerly, outside it.
+    with tf.init_scope(), context.eager_mode():
       return self._run_fetches(fetches)
 
 
