@@ -243,3 +243,16 @@ def test_parameter_server_hooks_run_in_their_graph():
     hooks.after(keys, int(global_step.numpy()))
   assert hook.steps == [1, 2]
   assert all(same and has_step for _, same, has_step in hook.calls)
+
+
+def test_nested_eval_metric_values(tmp_path, engine):
+  """Session.run returned a metric value's structure; so does evaluate()."""
+  def model_fn(features, labels, mode):
+    spec = counting_model_fn(features, labels, mode, {})
+    value = ((tf.constant(2.0), tf.constant(1)), tf.constant(3.0, tf.float64))
+    return spec._replace(eval_metric_ops={"nested": (value, tf.no_op())})
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(input_fn(), steps=1)
+  (two, one), three = est.evaluate(input_fn(), steps=1)["nested"]
+  assert (two, one, three) == (2.0, 1, 3.0), engine

@@ -239,7 +239,8 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   _run_steps(model, runner, after_step)
   final = model.run_without_input(model.metric_values)
   runner.end()
-  results = {key: to_numpy(value) for key, value in final.items()}
+  results = {key: tf.nest.map_structure(to_numpy, value)
+             for key, value in final.items()}
   results["global_step"] = variables["global_step"].numpy()
   return results
 
