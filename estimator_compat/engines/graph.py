@@ -16,6 +16,7 @@ from estimator_compat import tf_logging as logging
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
+from estimator_compat import keras_metrics
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -161,8 +162,8 @@ def metric_ops(spec: EstimatorSpec, loss_weight=None):
   values, updates = {}, []
   for name, metric in spec.eval_metric_ops.items():
     if isinstance(metric, tf.keras.metrics.Metric):
-      values[name] = metric.result()
-      updates.extend(metric.updates)
+      values[name], update = keras_metrics.value_and_update(name, metric)
+      updates.append(update)
     else:
       values[name], update = metric
       updates.append(update)

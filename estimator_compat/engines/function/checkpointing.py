@@ -143,9 +143,13 @@ class CheckpointWriter:
           "saving_listeners were given but checkpoints are disabled "
           "(save_checkpoints_steps and save_checkpoints_secs are None). Fix: "
           "set one of them in RunConfig.")
+    # With neither cadence set (no checkpoints, as the Estimator allowed)
+    # there is nothing to time.
     self._timer = tf.compat.v1.train.SecondOrStepTimer(
         every_secs=config.save_checkpoints_secs,
-        every_steps=config.save_checkpoints_steps)
+        every_steps=config.save_checkpoints_steps) if (
+            config.save_checkpoints_steps or
+            config.save_checkpoints_secs) else None
     self._saver = _saver(setup, variables)
     self._global_step = global_step
     self._listeners = list(listeners)

@@ -10,8 +10,7 @@ from estimator_compat import strategies
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function import checkpointing
 from estimator_compat.engines.function.session import (
-    GRAPH_ENGINE_FIX, EagerSession, HookRunner, UnsupportedOnFunctionEngine,
-    to_numpy)
+    EagerSession, HookRunner, to_numpy)
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
 from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
@@ -68,25 +67,7 @@ class _StepCounterHook(StepCounterHook):
 
 
 def _session(model: TracedModel) -> EagerSession:
-  variables = model.capture.by_name()
-  global_step = variables["global_step"]
-
-  def read(item):
-    if isinstance(item, str):
-      item = model.graph.as_graph_element(item)
-    if isinstance(item, tf.Variable):
-      return item.numpy()
-    if isinstance(item, tf.Operation):
-      return None
-    if getattr(item, "name", None) == model.read_tensor_name or (
-        getattr(item, "name", None) == global_step.name):
-      return global_step.numpy()
-    raise UnsupportedOnFunctionEngine(
-        f"A hook called session.run({item!r}); on the function engine a "
-        "hook's session can read variables and the global step only. "
-        f"{GRAPH_ENGINE_FIX}")
-
-  return EagerSession(model.graph, read)
+  return EagerSession(model.graph, model.fetcher.run)
 
 
 def _steps(model: TracedModel, runner: HookRunner, before_hooks=None,
@@ -98,7 +79,6 @@ def _steps(model: TracedModel, runner: HookRunner, before_hooks=None,
   the hooks' after_run (the global-step guard, so that StopAtStepHook sees
   the advanced step). The caller stops early by not asking for more.
   """
-  variables = model.capture.by_name()
   while not runner.stop_requested:
     keys = runner.before_run(model.graph, {})
     num_steps = steps_per_call() if steps_per_call else 1
@@ -109,7 +89,7 @@ def _steps(model: TracedModel, runner: HookRunner, before_hooks=None,
     values = {key: to_numpy(value) for key, value in outputs.items()}
     for key in keys:
       if key.startswith("var:"):
-        values[key] = variables[key[4:].split(":")[0]].numpy()
+        values[key] = runner.variables[key].numpy()
     if before_hooks is not None:
       before_hooks(num_steps)
     runner.after_run(values)
@@ -259,7 +239,8 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   _run_steps(model, runner, after_step)
   final = model.run_without_input(model.metric_values)
   runner.end()
-  results = {key: to_numpy(value) for key, value in final.items()}
+  results = {key: tf.nest.map_structure(to_numpy, value)
+             for key, value in final.items()}
   results["global_step"] = variables["global_step"].numpy()
   return results
 

@@ -116,7 +116,9 @@ class _Hooks:
     self._global_step = global_step
     self._names = {self._step.name, self._read.name,
                    self._step.name.split(":")[0]}
-    self.runner.after_create_session(EagerSession(self._graph, self._value))
+    self.runner.after_create_session(EagerSession(
+        self._graph, lambda fetches: tf.nest.map_structure(self._value,
+                                                           fetches)))
 
   def _is_global_step(self, name) -> bool:
     base = str(name).split(":")[0]

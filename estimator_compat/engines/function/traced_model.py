@@ -18,6 +18,8 @@ from tensorflow.python.framework import func_graph
 from tensorflow.python.training import training_util
 
 from estimator_compat import tf_logging as logging
+from estimator_compat.engines.function.fetches import (
+    GraphFetcher, as_graph_fetch, depends_on)
 from estimator_compat.engines.function.session import (
     UnsupportedOnFunctionEngine, GRAPH_ENGINE_FIX)
 from estimator_compat.engines.function.legacy_updates import (
@@ -90,6 +92,7 @@ class TracedModel:
     self.spec: Optional[EstimatorSpec] = None
     self.read_tensor_name: Optional[str] = None
     self._fetches: Dict[str, Any] = {}
+    self._input_ops = []
     # What tf.compat.v1.wrap_function does, minus its variable holder (our
     # VariableCapture creates the variables; the holder's creator breaks
     # tf-keras functional models such as Sequential(input_shape=...)).
@@ -107,6 +110,8 @@ class TracedModel:
     self._loops: Dict[Any, Any] = {}
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
+    self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
+                                self._input_ops)
 
   def _trace(self):
     graph = tf.compat.v1.get_default_graph()
@@ -141,6 +146,9 @@ class TracedModel:
                 self._iterator.get_next())
         else:
           element = self._iterator.get_next()
+      self._input_ops = [
+          t.op for t in tf.nest.flatten(element, expand_composites=True)
+          if isinstance(t, tf.Tensor)]
       features, labels = element if self._has_labels else (element, None)
       labels = labels if self._mode != ModeKeys.PREDICT else None
       if strategy is None:
@@ -153,7 +161,11 @@ class TracedModel:
       fetches[METRIC_UPDATE] = self.metric_update
       if self.spec.loss is not None:
         fetches[LOSS] = self.spec.loss
-      self._fetches = {k: v for k, v in fetches.items() if v is not None}
+      # Variables (e.g. train_op=assign_add(...)) as the tensors they read.
+      self._fetches = {k: as_graph_fetch(v, graph)
+                       for k, v in fetches.items() if v is not None}
+      self.metric_values = tf.nest.map_structure(
+          lambda v: as_graph_fetch(v, graph), self.metric_values)
 
   def _call_on_replicas(self, strategy: tf.distribute.Strategy, features,
                         labels) -> EstimatorSpec:
@@ -225,19 +237,25 @@ class TracedModel:
     closures = [captures.by_ref_external[k] for k in keys]
     return placeholders, closures
 
+  def prune(self, fetches: Any) -> Callable[[], Any]:
+    """A function of no arguments computing `fetches` (graph elements)."""
+    placeholders, closures = self._call_time_inputs()
+    pruned = self._wrapped.prune(placeholders, fetches)
+    if not closures:
+      return pruned
+
+    def function():
+      return pruned(*[t for c in closures for t in c()])
+
+    return function
+
   def _function(self, keys: Tuple[str, ...]):
     """The step fetching every step's outputs plus `keys`; takes no args."""
     function = self._pruned.get(keys)
     if function is None:
       fetches = dict(self._fetches)
       fetches.update({key: self._lookup(key) for key in keys})
-      placeholders, closures = self._call_time_inputs()
-      pruned = self._wrapped.prune(placeholders, fetches)
-      if closures:
-        def function(pruned=pruned, closures=closures):
-          return pruned(*[t for c in closures for t in c()])
-      else:
-        function = pruned
+      function = self.prune(fetches)
       self._pruned[keys] = function
     return function
 
@@ -274,6 +292,10 @@ class TracedModel:
       ValueError: a fetch depends on the input batch.
     """
     try:
+      needed = depends_on(tf.nest.flatten(fetches, expand_composites=True),
+                          self._input_ops)
+      if needed is not None:
+        raise ValueError(f"{needed.name} reads the input batch.")
       function = self._wrapped.prune([], fetches)
     except ValueError as e:
       raise ValueError(

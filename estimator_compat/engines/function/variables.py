@@ -43,6 +43,16 @@ def legacy_name(variable) -> str:
   return variable.name.split(":")[0]
 
 
+def _is_global(kwargs) -> bool:
+  """Whether a TF1 Saver saved the variable: it is in GLOBAL_VARIABLES.
+
+  `collections=None` means GLOBAL_VARIABLES; `collections=[]` (Keras
+  metrics) means none, so such a variable is not checkpointed.
+  """
+  collections = kwargs.get("collections")
+  return collections is None or _GraphKeys.GLOBAL_VARIABLES in collections
+
+
 class VariableCapture:
   """Creates a model's variables once and returns them on every trace."""
 
@@ -116,7 +126,7 @@ class VariableCapture:
     if not self._built:
       variable = self._create(kwargs, next_creator)
       self._variables.append(variable)
-      if _GraphKeys.LOCAL_VARIABLES in (kwargs.get("collections") or ()):
+      if not _is_global(kwargs):
         self._local.add(id(variable))
     else:
       variable = self._reuse(kwargs)
@@ -172,8 +182,9 @@ class VariableCapture:
 
   @staticmethod
   def _register(variable: tf.Variable, kwargs) -> None:
-    collections = list(kwargs.get("collections") or
-                       [_GraphKeys.GLOBAL_VARIABLES])
+    collections = kwargs.get("collections")
+    collections = list([_GraphKeys.GLOBAL_VARIABLES] if collections is None
+                       else collections)
     # A partitioned variable (ShardedVariable, parameter-server training) is
     # registered as its shards, as TF1 registered a PartitionedVariable's
     # parts: optimizers then update (and create slots for) each shard.
