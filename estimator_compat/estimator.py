@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
 from estimator_compat import cluster
 from estimator_compat import strategies
@@ -163,8 +164,11 @@ class Estimator:
     hooks = _check_hooks(hooks, "train")
     if self._serve_or_refuse_in_cluster():
       return self
+    latest = checkpoint_files.checkpoint_to_restore(self._model_dir)
+    if self._config.is_chief:
+      checkpoint_files.remove_unfinished_saves(self._model_dir)
     if max_steps is not None:
-      start = checkpoints.global_step_of(self.latest_checkpoint())
+      start = checkpoints.global_step_of(latest)
       if start >= max_steps:
         logging.info("Skipping training since max_steps has already saved.")
         return self
@@ -210,7 +214,8 @@ class Estimator:
     """
     _check_positive("steps", steps)
     hooks = _check_hooks(hooks, "evaluate")
-    checkpoint_path = checkpoint_path or self.latest_checkpoint()
+    checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
+                                                        self._model_dir)
     results = self._engine().evaluate(self._setup, input_fn, steps, hooks,
                                       checkpoint_path)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
@@ -232,7 +237,8 @@ class Estimator:
       ValueError: no checkpoint to predict from (raised on first `next()`).
     """
     hooks = _check_hooks(hooks, "predict")
-    checkpoint_path = checkpoint_path or self.latest_checkpoint()
+    checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
+                                                        self._model_dir)
     if not checkpoint_path:
       raise ValueError(
           f"Could not find trained model in model_dir: {self._model_dir}. "
