@@ -11,8 +11,9 @@ save left behind.
 
 import os
 import re
-from typing import List, Optional
+from typing import Callable, List, Optional, TypeVar
 
+import numpy as np
 import tensorflow as tf
 from absl import logging
 from google.protobuf import text_format
@@ -20,6 +21,7 @@ from google.protobuf import text_format
 from tensorflow.python.training.checkpoint_state_pb2 import CheckpointState
 
 STATE_FILE = "checkpoint"
+_T = TypeVar("_T")
 _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
 # Leftovers of an unfinished save, by what writes them: TensorFlow's bundle
@@ -131,30 +133,63 @@ def _names(prefixes: List[str]) -> List[str]:
   return [os.path.basename(p) for p in prefixes[:10]]
 
 
-def _broken(prefix: str, missing: List[str], model_dir: str,
-            from_state_file: bool) -> BrokenCheckpointError:
+def _fix(prefix: str, model_dir: str, from_state_file: bool) -> str:
+  """The way out: an older whole checkpoint, or a new model_dir."""
   whole = [p for p in whole_checkpoints(model_dir) if p != prefix]
   if not whole:
-    choice = (f"no whole checkpoint was found in {model_dir}; to start over, "
-              "train in a new model_dir")
-  elif from_state_file:
-    choice = (
+    return (f"no whole checkpoint was found in {model_dir}; to start over, "
+            "train in a new model_dir")
+  if from_state_file:
+    return (
         f"or use an older whole checkpoint (whole ones in {model_dir}: "
         f"{_names(whole)}): make the state file name it, e.g. "
         "tf.compat.v1.train.update_checkpoint_state("
         f"{model_dir!r}, {os.path.basename(whole[0])!r}); evaluate, predict "
         "and export also take checkpoint_path=")
-  else:
-    choice = (f"or pass the checkpoint_path of a whole checkpoint (whole ones "
-              f"in {model_dir}: {_names(whole)})")
+  return (f"or pass the checkpoint_path of a whole checkpoint (whole ones "
+          f"in {model_dir}: {_names(whole)})")
+
+
+def _check_whole(prefix: str, model_dir: str, from_state_file: bool) -> None:
+  """Raises, naming the files and the fix, unless `prefix` can be read.
+
+  Cheap: the index is read, the data files are only measured.
+  """
+  missing = missing_files(prefix)
   named_by = (f"{os.path.join(model_dir, STATE_FILE)} names it as the newest "
               "checkpoint," if from_state_file else
               "It was passed as checkpoint_path,")
-  return BrokenCheckpointError(
-      f"The passed save_path is not a valid checkpoint: {prefix}. {named_by} "
-      f"but it lacks {[os.path.basename(m) for m in missing]} (lost, or a "
-      "copy that missed files). Nothing was changed on disk. Fix: restore "
-      f"the missing files, {choice}.", prefix, missing)
+  if missing:
+    raise BrokenCheckpointError(
+        f"The passed save_path is not a valid checkpoint: {prefix}. "
+        f"{named_by} but it lacks {[os.path.basename(m) for m in missing]} "
+        "(lost, or a copy that missed files). Nothing was changed on disk. "
+        f"Fix: restore the missing files, "
+        f"{_fix(prefix, model_dir, from_state_file)}.", prefix, missing)
+  if not tf.io.gfile.exists(prefix + ".index"):
+    return  # A V1 checkpoint: one file, read at restore.
+  try:
+    reader = tf.train.load_checkpoint(prefix)
+  except tf.errors.OpError as e:
+    raise ValueError(
+        f"The checkpoint index file {prefix}.index is corrupt: "
+        f"{str(e).strip().splitlines()[0][:200]}. Nothing was changed on "
+        f"disk. Fix: restore the file from a copy, "
+        f"{_fix(prefix, model_dir, from_state_file)}.") from e
+  dtypes = reader.get_variable_to_dtype_map()
+  needed = sum(
+      int(np.prod(shape)) * dtypes[name].size
+      for name, shape in reader.get_variable_to_shape_map().items()
+      if dtypes[name] != tf.string and dtypes[name].is_numpy_compatible)
+  shards = sorted(tf.io.gfile.glob(prefix + ".data-?????-of-?????"))
+  present = sum(tf.io.gfile.stat(shard).length for shard in shards)
+  if present < needed:
+    raise ValueError(
+        f"The checkpoint data of {prefix} is truncated: "
+        f"{[os.path.basename(s) for s in shards]} hold {present} bytes, its "
+        f"index describes at least {needed} (a save or copy that did not "
+        "finish). Nothing was changed on disk. Fix: restore the file(s) from "
+        f"a copy, {_fix(prefix, model_dir, from_state_file)}.")
 
 
 def checkpoint_to_restore(model_dir: str) -> Optional[str]:
@@ -166,16 +201,14 @@ def checkpoint_to_restore(model_dir: str) -> Optional[str]:
   Raises:
     BrokenCheckpointError: the named checkpoint lacks files; the message
       lists them and the whole checkpoints there are.
-    ValueError: a corrupt state file, or model_dir is a file.
+    ValueError: a corrupt state file or index file, truncated data, or
+      model_dir is a file.
   """
   state = read_state(model_dir)
   if state is None:
     return None
-  prefix = state.model_checkpoint_path
-  missing = missing_files(prefix)
-  if missing:
-    raise _broken(prefix, missing, model_dir, from_state_file=True)
-  return prefix
+  _check_whole(state.model_checkpoint_path, model_dir, from_state_file=True)
+  return state.model_checkpoint_path
 
 
 def usable_checkpoint(checkpoint_path: Optional[str],
@@ -190,11 +223,8 @@ def usable_checkpoint(checkpoint_path: Optional[str],
   checkpoint_path = os.fspath(checkpoint_path)
   if tf.io.gfile.isdir(checkpoint_path):
     return checkpoint_to_restore(checkpoint_path)
-  missing = missing_files(checkpoint_path)
-  if missing:
-    raise _broken(checkpoint_path, missing,
-                  os.path.dirname(checkpoint_path) or ".",
-                  from_state_file=False)
+  _check_whole(checkpoint_path, os.path.dirname(checkpoint_path) or ".",
+               from_state_file=False)
   return checkpoint_path
 
 
@@ -238,3 +268,41 @@ def remove_unfinished_saves(model_dir: str) -> List[str]:
         "Removed %d leftover(s) of an unfinished checkpoint save: %s",
         len(removed), [os.path.basename(p) for p in removed])
   return removed
+
+
+def _rotated_to(path: Optional[str], model_dir: str) -> Optional[str]:
+  """The newest checkpoint if `path` was deleted and a newer one is named."""
+  if not path or tf.io.gfile.exists(path + ".index"):
+    return None
+  try:
+    newest = checkpoint_to_restore(model_dir)
+  except ValueError:
+    return None
+  return newest if newest and newest != path else None
+
+
+def retry_if_rotated(run: Callable[[Optional[str]], _T],
+                     checkpoint_path: Optional[str], model_dir: str,
+                     retries: int = 3) -> _T:
+  """`run(checkpoint_path)`, again on the newest checkpoint if it vanished.
+
+  While training goes on, keep_checkpoint_max deletes old checkpoints; one
+  picked for evaluation can be gone before it is restored. Then `run` is
+  called again with the checkpoint the state file now names, at most
+  `retries` more times, each logged. Any other failure is raised as is.
+  """
+  attempt = 0
+  while True:
+    try:
+      return run(checkpoint_path)
+    except (ValueError, tf.errors.OpError) as error:
+      newest = _rotated_to(checkpoint_path, model_dir)
+      if newest is None or attempt >= retries:
+        raise
+      attempt += 1
+      logging.warning(
+          "Checkpoint %s was deleted before it was restored (rotated away "
+          "by keep_checkpoint_max while training goes on); using the "
+          "newest, %s (retry %d of %d). The error was: %s", checkpoint_path,
+          newest, attempt, retries, str(error).splitlines()[0][:200])
+      checkpoint_path = newest

@@ -214,10 +214,13 @@ class Estimator:
     """
     _check_positive("steps", steps)
     hooks = _check_hooks(hooks, "evaluate")
+    picked = not checkpoint_path  # Only a picked one may be replaced.
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
-    results = self._engine().evaluate(self._setup, input_fn, steps, hooks,
-                                      checkpoint_path)
+    results = checkpoint_files.retry_if_rotated(
+        lambda path: self._engine().evaluate(self._setup, input_fn, steps,
+                                             hooks, path),
+        checkpoint_path, self._model_dir, retries=3 if picked else 0)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
                                     int(results["global_step"]))
     logging.info("Saving dict for global step %d: %s",

@@ -5,6 +5,7 @@ Estimator objects in one process stand for restarted training processes.
 """
 
 import glob
+import json
 import os
 import time
 
@@ -191,3 +192,83 @@ def test_corrupt_state_file_and_model_dir_file_are_named(tmp_path, engine):
   with pytest.raises(ValueError, match="is a file, not a directory"):
     _trained(a_file, steps=1)
   assert np.all(a_file.read_text() == "x")
+
+
+def _rotating_input_fn(model_dir, gone, newest):
+  """An eval input_fn that, on its first call, rotates `gone` away as a
+  trainer with keep_checkpoint_max would: the state file names `newest`."""
+  calls = []
+
+  def input_fn():
+    if not calls:
+      for path in glob.glob(os.path.join(model_dir, gone + ".*")):
+        os.remove(path)
+      tf.compat.v1.train.update_checkpoint_state(str(model_dir), newest)
+    calls.append(1)
+    return models.input_fn(num_epochs=1)()
+
+  return input_fn
+
+
+def _name_as_newest(model_dir, name):
+  tf.compat.v1.train.update_checkpoint_state(str(model_dir), name)
+
+
+def test_evaluate_moves_on_when_its_checkpoint_is_rotated_away(
+    tmp_path, engine, caplog):
+  est = _trained(tmp_path)
+  _name_as_newest(tmp_path, "model.ckpt-2")
+  caplog.set_level("WARNING")
+  result = est.evaluate(_rotating_input_fn(tmp_path, "model.ckpt-2",
+                                           "model.ckpt-3"))
+  assert result["global_step"] == 3
+  assert "model.ckpt-2 was deleted before it was restored" in caplog.text
+
+
+def test_evaluate_of_a_given_checkpoint_does_not_move_on(tmp_path, engine):
+  est = _trained(tmp_path)
+  with pytest.raises((ValueError, tf.errors.NotFoundError)):
+    est.evaluate(_rotating_input_fn(tmp_path, "model.ckpt-2", "model.ckpt-3"),
+                 checkpoint_path=str(tmp_path / "model.ckpt-2"))
+
+
+def test_evaluator_task_moves_on_when_its_checkpoint_is_rotated_away(
+    tmp_path, engine, monkeypatch):
+  _trained(tmp_path)
+  _name_as_newest(tmp_path, "model.ckpt-2")
+  monkeypatch.setenv("TF_CONFIG", json.dumps({
+      "cluster": {"chief": ["localhost:2222"]},
+      "task": {"type": "evaluator", "index": 0}}))
+  est = models.estimator(tmp_path, save_checkpoints_steps=1)
+  result, _ = tfe.train_and_evaluate(
+      est, tfe.TrainSpec(models.input_fn(), max_steps=3),
+      tfe.EvalSpec(_rotating_input_fn(tmp_path, "model.ckpt-2",
+                                      "model.ckpt-3"),
+                   steps=None, start_delay_secs=0, throttle_secs=0))
+  assert result["global_step"] == 3
+
+
+def test_garbage_index_is_named(tmp_path, engine):
+  est = _trained(tmp_path)
+  (tmp_path / "model.ckpt-3.index").write_bytes(b"not an index" * 10)
+  before = _snapshot(tmp_path)
+  with pytest.raises(ValueError, match=r"index file .*model\.ckpt-3\.index "
+                     r"is corrupt.*Fix: restore"):
+    _trained(tmp_path, steps=1)
+  with pytest.raises(ValueError, match=r"model\.ckpt-3\.index is corrupt"):
+    est.evaluate(models.input_fn(num_epochs=1))
+  assert _snapshot(tmp_path) == before
+
+
+def test_truncated_data_is_named(tmp_path, engine):
+  est = _trained(tmp_path)
+  data = tmp_path / "model.ckpt-3.data-00000-of-00001"
+  data.write_bytes(data.read_bytes()[:50])
+  before = _snapshot(tmp_path)
+  with pytest.raises(ValueError, match=r"data of .*model\.ckpt-3 is "
+                     r"truncated.*model\.ckpt-3\.data-00000-of-00001.*50 "
+                     r"bytes.*'model\.ckpt-2'"):
+    _trained(tmp_path, steps=1)
+  with pytest.raises(ValueError, match="truncated"):
+    next(est.predict(models.input_fn(num_epochs=1, labels=False)))
+  assert _snapshot(tmp_path) == before
