@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 from estimator_compat import tf_logging as logging
 
+from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
 from estimator_compat import cluster
 from estimator_compat import model_dir_lock
@@ -167,8 +168,11 @@ class Estimator:
     hooks = _check_hooks(hooks, "train")
     if self._serve_or_refuse_in_cluster():
       return self
+    latest = checkpoint_files.checkpoint_to_restore(self._model_dir)
+    if self._config.is_chief:
+      checkpoint_files.remove_unfinished_saves(self._model_dir)
     if max_steps is not None:
-      start = checkpoints.global_step_of(self.latest_checkpoint())
+      start = checkpoints.global_step_of(latest)
       if start >= max_steps:
         logging.info("Skipping training since max_steps has already saved.")
         return self
@@ -220,9 +224,13 @@ class Estimator:
         "make model_dir writable, or evaluate from an Estimator whose "
         "model_dir is writable, passing checkpoint_path= the checkpoint to "
         "evaluate.")
-    checkpoint_path = checkpoint_path or self.latest_checkpoint()
-    results = self._engine().evaluate(self._setup, input_fn, steps, hooks,
-                                      checkpoint_path)
+    picked = not checkpoint_path  # Only a picked one may be replaced.
+    checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
+                                                        self._model_dir)
+    results = checkpoint_files.retry_if_rotated(
+        lambda path: self._engine().evaluate(self._setup, input_fn, steps,
+                                             hooks, path),
+        checkpoint_path, self._model_dir, retries=3 if picked else 0)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
                                     int(results["global_step"]))
     logging.info("Saving dict for global step %d: %s",
@@ -244,7 +252,8 @@ class Estimator:
       ValueError: no checkpoint to predict from (raised on first `next()`).
     """
     hooks = _check_hooks(hooks, "predict")
-    checkpoint_path = checkpoint_path or self.latest_checkpoint()
+    checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
+                                                        self._model_dir)
     if not checkpoint_path:
       raise ValueError(
           f"Could not find trained model in model_dir: {self._model_dir}. "

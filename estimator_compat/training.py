@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from estimator_compat import tf_logging as logging
 
 from estimator_compat.checkpoints import global_step_of
+from estimator_compat import checkpoint_files
 from estimator_compat import cluster
 from estimator_compat import strategies
 from estimator_compat.estimator import Estimator
@@ -113,6 +114,11 @@ class _Evaluator:
     if not checkpoint:
       logging.warning("No checkpoint to evaluate yet; skipping evaluation.")
       return
+    checkpoint_files.retry_if_rotated(
+        lambda path: self._evaluate_and_export(path, is_final), checkpoint,
+        self._estimator.model_dir)
+
+  def _evaluate_and_export(self, checkpoint: str, is_final: bool) -> None:
     result = self._estimator.evaluate(
         self._spec.input_fn, steps=self._spec.steps, hooks=self._spec.hooks,
         checkpoint_path=checkpoint, name=self._spec.name)

@@ -15,6 +15,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.saved_model.model_utils import export_utils
 
+from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
@@ -88,8 +89,8 @@ def export_all_saved_models(setup: ModelSetup, export_dir_base: str,
   unknown = sorted(set(input_receiver_fn_map) - set(_TAGS))
   if unknown:
     raise ValueError(f"Unknown mode(s) {unknown}; use tf.estimator.ModeKeys.")
-  checkpoint_path = checkpoint_path or checkpoints.latest_checkpoint(
-      setup.model_dir)
+  checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
+                                                      setup.model_dir)
   if not checkpoint_path:
     raise ValueError(
         f"Couldn't find trained model at {setup.model_dir}. Fix: train the "

@@ -17,6 +17,7 @@ from estimator_compat import tf_logging as logging
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training.saving import saveable_object_util
 
+from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
 from estimator_compat.model_fn_call import ModelSetup
 
@@ -151,6 +152,8 @@ class CheckpointWriter:
             config.save_checkpoints_steps or
             config.save_checkpoints_secs) else None
     self._saver = _saver(setup, variables)
+    if self._enabled:  # As TF1's session manager: keep_checkpoint_max holds
+      checkpoint_files.recover_kept(self._saver, self._model_dir)  # across runs.
     self._global_step = global_step
     self._listeners = list(listeners)
     self._graph_def = graph.as_graph_def(add_shapes=True)
