@@ -7,7 +7,7 @@ from typing import Any, Mapping, Optional
 
 import tensorflow as tf
 
-from estimator_compat.engines import resolve_engine_name
+from estimator_compat.engines import engine_chosen, resolve_engine_name
 
 
 class TaskType:
@@ -271,6 +271,14 @@ class RunConfig:
   def engine(self) -> str:
     """The engine that runs each mode (an extension of the legacy API)."""
     return resolve_engine_name(self._engine)
+
+  @property
+  def engine_chosen(self) -> bool:
+    """True when RunConfig(engine=...) or $ESTIMATOR_COMPAT_ENGINE chose it.
+
+    Otherwise each call picks its engine (engines/dispatch.py).
+    """
+    return engine_chosen(self._engine)
 
   # TF_CONFIG properties.
   cluster_spec = property(lambda self: self._cluster.cluster_spec)
