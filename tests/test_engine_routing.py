@@ -6,9 +6,13 @@ runs again on the graph engine, with one log line; nothing was written and no
 step ran before. A chosen engine='function' shows the error instead.
 """
 
+import json
 import logging
 import os
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -134,3 +138,38 @@ def test_parameter_server_step_refuses_during_its_trace(tmp_path):
   with pytest.raises(NeedsGraphEngine, match="Scaffold.init_fn"):
     step_fn.function.get_concrete_function(iterator, tf.constant(0, tf.int64))
   assert step_fn.spec is None  # Nothing kept from the failed trace.
+
+
+def _tf1_mode_program(engine):
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+  env.pop("ESTIMATOR_COMPAT_ENGINE", None)
+  result = subprocess.run(
+      [sys.executable, os.path.join(root, "tests", "tf1_mode_program.py"),
+       engine], capture_output=True, text=True, env=env, timeout=300,
+      check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
+
+
+def test_tf1_mode_program_runs_on_the_graph_engine():
+  """disable_eager_execution(): every call goes to the graph engine."""
+  out, log = _tf1_mode_program("default")
+  # The real Estimator (TF 2.15.1) on this program.
+  assert out["global_step"] == 4
+  assert out["eval"]["acc"] == 0.375
+  assert abs(out["eval"]["loss"] - 1.08263) < 1e-5
+  assert out["predict"] == [1] * 8
+  np.testing.assert_allclose(
+      out["kernel"], [[0.98917, 1.03764, 0.97319], [0.99050, 1.03906, 0.97044],
+                      [0.99182, 1.04049, 0.96769]], atol=1e-5)
+  for call in ("train", "evaluate", "predict"):
+    assert log.count(f"running this {call}() on the graph engine") == 1, log
+  assert "Eager execution is disabled" in log
+
+
+def test_tf1_mode_program_on_the_chosen_function_engine_is_a_clear_error():
+  out, _ = _tf1_mode_program("function")
+  assert out["error"] == "NeedsGraphEngine"
+  assert out["message"].startswith("Eager execution is disabled")
+  assert "RunConfig(engine='graph')" in out["message"]
