@@ -21,7 +21,7 @@ from estimator_compat import model_dir_lock
 from estimator_compat import strategies
 from estimator_compat import warm_starting
 from estimator_compat import writable_dirs
-from estimator_compat.engines import get_engine
+from estimator_compat.engines import dispatch
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
@@ -110,7 +110,7 @@ class Estimator:
   model_fn = property(lambda self: self._model_fn)
 
   def _engine(self):
-    return get_engine(self._config.engine)
+    return dispatch  # Each call runs on the engine that can honour it.
 
   def latest_checkpoint(self) -> Optional[str]:
     """Path of the newest checkpoint in model_dir, or None."""

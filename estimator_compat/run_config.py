@@ -7,7 +7,7 @@ from typing import Any, Optional
 import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
-from estimator_compat.engines import resolve_engine_name
+from estimator_compat.engines import engine_chosen, resolve_engine_name
 from estimator_compat.fn_args import fn_args
 from estimator_compat.tf_config import (ClusterInfo, TaskType,
                                         tf_config_from_env)
@@ -293,6 +293,14 @@ class RunConfig:
   def engine(self) -> str:
     """The engine that runs each mode (an extension of the legacy API)."""
     return resolve_engine_name(self._engine)
+
+  @property
+  def engine_chosen(self) -> bool:
+    """True when RunConfig(engine=...) or $ESTIMATOR_COMPAT_ENGINE chose it.
+
+    Otherwise each call picks its engine (engines/dispatch.py).
+    """
+    return engine_chosen(self._engine)
 
   @property
   def is_distributed(self) -> bool:

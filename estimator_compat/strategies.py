@@ -12,7 +12,7 @@ The default strategy means "no strategy". Strategies built here are built
 once per process (collective and coordinator state is per process).
 """
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import tensorflow as tf
 from estimator_compat import tf_logging as logging
@@ -246,6 +246,21 @@ def check(config: Any) -> None:
   Raises:
     ValueError: an unsupported strategy, or a strategy on the graph engine.
   """
+  chosen = fields_set(config)
+  if chosen and config.engine == "graph":
+    raise ValueError(
+        f"A strategy is set ({chosen[0]}) but the engine is 'graph', which "
+        "runs TF1 sessions without tf.distribute. Fix: use the function "
+        "engine (RunConfig(engine='function'), the default), or drop the "
+        "strategy.")
+
+
+def fields_set(config: Any) -> List[str]:
+  """The RunConfig fields (or cluster setting) that set a strategy.
+
+  Raises:
+    ValueError: an unsupported strategy.
+  """
   chosen = []
   if config.train_distribute is not None:
     if for_training(config) is not None:
@@ -254,9 +269,4 @@ def check(config: Any) -> None:
     chosen.append("eval_distribute")
   if training_mode(config) != "default" and config.train_distribute is None:
     chosen.append("strategy (--strategy or TF_CONFIG with ps tasks)")
-  if chosen and config.engine == "graph":
-    raise ValueError(
-        f"A strategy is set ({chosen[0]}) but the engine is 'graph', which "
-        "runs TF1 sessions without tf.distribute. Fix: use the function "
-        "engine (RunConfig(engine='function'), the default), or drop the "
-        "strategy.")
+  return chosen

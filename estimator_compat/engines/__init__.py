@@ -26,6 +26,15 @@ def resolve_engine_name(requested=None) -> str:
   return name
 
 
+def engine_chosen(requested=None) -> bool:
+  """Whether RunConfig(engine=...) or $ESTIMATOR_COMPAT_ENGINE named one.
+
+  When neither did, each call runs on the function engine unless it needs
+  the graph engine (engines/dispatch.py).
+  """
+  return bool(requested or os.environ.get(ENV_VAR))
+
+
 def get_engine(name: str) -> types.ModuleType:
   """The module with train/evaluate/predict for an engine name."""
   # pylint: disable=g-import-not-at-top

@@ -210,11 +210,18 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
       logging.info(
           "Could not find trained model in model_dir: %s, running "
           "initialization to evaluate.", setup.model_dir)
+    scaffold = spec.scaffold
+    if scaffold.local_init_op is not None:
+      # As the Estimator: the metrics' local variables get initialized too.
+      scaffold = _v1.train.Scaffold(
+          local_init_op=tf.group(scaffold.local_init_op,
+                                 _v1.train.Scaffold.default_local_init_op()),
+          copy_from_scaffold=scaffold)
     final_hook = FinalOpsHook(final)
     all_hooks = built.input_hooks + [StopAfterNRunsHook(steps)]
     all_hooks += list(hooks) + list(spec.evaluation_hooks) + [final_hook]
     creator = _v1.train.ChiefSessionCreator(
-        scaffold=spec.scaffold,
+        scaffold=scaffold,
         master=config.evaluation_master,
         config=config.session_config,
         checkpoint_filename_with_path=checkpoint_path)

@@ -9,6 +9,7 @@ from estimator_compat import checkpoints
 from estimator_compat import strategies
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function.session import (
     EagerSession, HookRunner, to_numpy)
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
@@ -122,8 +123,16 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   hook_holder = {}
 
   def build(spec):
+    scaffold_fields.check(spec.scaffold, "train")
+    # The summary hooks share one cached writer per directory; made here,
+    # in a graph of its own, it does not try to serialize the traced graph's
+    # eager-variable collections into the events file (graph.pbtxt has it),
+    # and it is made only once the call is sure to run on this engine.
+    if config.is_chief:
+      with tf.Graph().as_default():
+        tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
     tf.compat.v1.summary.scalar("loss", spec.loss)
-    merged = tf.compat.v1.summary.merge_all()
+    merged = scaffold_fields.summary_op(spec.scaffold)
     graph = tf.compat.v1.get_default_graph()
     read = graph.get_tensor_by_name(model_read_name(graph))
     own = [NanTensorHook(spec.loss)]
@@ -146,12 +155,6 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     hook_holder["runner"].begin()
     return {"__train_op__": spec.train_op}
 
-  # The summary hooks share one cached writer per directory; made here,
-  # outside the traced graph, it does not try to serialize that graph's
-  # eager-variable collections into the events file (graph.pbtxt has it).
-  if config.is_chief:
-    with tf.Graph().as_default():
-      tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
   model = TracedModel(setup, ModeKeys.TRAIN, dataset, build, strategy)
   runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()
@@ -214,6 +217,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   hook_holder = {}
 
   def build(spec):
+    scaffold_fields.check(spec.scaffold, "evaluate")
     runner = HookRunner(list(hooks) + list(spec.evaluation_hooks))
     hook_holder["runner"] = runner
     runner.begin()
@@ -253,6 +257,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
   hook_holder = {}
 
   def build(spec):
+    scaffold_fields.check(spec.scaffold, "predict")
     predictions = graph_engine._select_predictions(spec, predict_keys)  # pylint: disable=protected-access
     runner = HookRunner(list(hooks) + list(spec.prediction_hooks))
     hook_holder["runner"] = runner

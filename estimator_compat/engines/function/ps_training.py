@@ -27,6 +27,8 @@ from tensorflow.python.distribute.coordinator import remote_value  # pylint: dis
 from estimator_compat import checkpoints
 from estimator_compat import strategies
 from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function import scaffold_fields
+from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
 from estimator_compat.engines.function.session import (
@@ -69,6 +71,7 @@ class _StepFunction:
 
   def _replica(self, features, labels):
     spec = call_model_fn(self._setup, features, labels, ModeKeys.TRAIN)
+    scaffold_fields.check(spec.scaffold, "train")
     if self.spec is None:
       self.spec = spec
     with tf.control_dependencies([spec.train_op]):
@@ -219,8 +222,9 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     _KEEP_ALIVE.append(iterator)
     # A zero-step closure traces the model and creates its variables (on the
     # ps tasks) without consuming input.
-    coordinator.schedule(step_fn.function,
-                         args=(iterator, tf.constant(0, tf.int64)))
+    with tf1_code.graph_only_errors(ModeKeys.TRAIN):
+      coordinator.schedule(step_fn.function,
+                           args=(iterator, tf.constant(0, tf.int64)))
     coordinator.join()
   variables = variables_for_names(step_fn.capture.saveable_by_name())
   global_step = variables["global_step"]

@@ -22,6 +22,7 @@ from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on)
 from estimator_compat.engines.function.session import (
     UnsupportedOnFunctionEngine, GRAPH_ENGINE_FIX)
+from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
 from estimator_compat.engines.function.variables import VariableCapture
@@ -99,7 +100,8 @@ class TracedModel:
     # Under a strategy, its scope is also entered outside the trace: replica
     # threads create variables eagerly (lifted out of the trace), where only
     # the outer scope's creator makes them distributed variables.
-    with strategy.scope() if strategy else contextlib.nullcontext():
+    with strategy.scope() if strategy else contextlib.nullcontext(), (
+        tf1_code.graph_only_errors(mode)):
       graph = func_graph.func_graph_from_py_func(
           "estimator_model_fn", self._trace, args=(), kwargs={},
           add_control_dependencies=False, collections={})

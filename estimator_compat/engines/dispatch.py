@@ -1,0 +1,145 @@
+"""Picks the engine of each call: the default engine never answers differently.
+
+When the user chose no engine (no RunConfig(engine=...), no
+$ESTIMATOR_COMPAT_ENGINE), each train / evaluate / predict call runs on the
+function engine, unless it cannot honour the program exactly: then the same
+call runs on the graph engine, and one log line says why. The function
+engine says so by raising `NeedsGraphEngine` while it sets the call up (the
+input_fn, the model_fn trace, hooks' begin()), before any step runs or any
+file is written, so the rerun starts from the same model_dir. A program run
+with eager execution disabled (tf.compat.v1.disable_eager_execution()) goes
+to the graph engine straight away.
+
+A chosen engine runs every call itself: on engine='function' the
+NeedsGraphEngine error is the answer (it names the fix).
+"""
+
+from typing import Any, Dict, Iterator, Optional, Sequence
+
+import tensorflow as tf
+from absl import logging
+
+from estimator_compat import strategies
+from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.function import loops as function_engine
+from estimator_compat.engines.function.session import (
+    GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.model_fn_call import ModelSetup
+
+_EAGER_DISABLED = (
+    "Eager execution is disabled (tf.compat.v1.disable_eager_execution() or "
+    "disable_v2_behavior()), so the program builds TF1 graphs")
+
+
+def _reason(error: Exception) -> str:
+  """The error's message without its fix: what needs a TF1 Session."""
+  return str(error).replace(GRAPH_ENGINE_FIX, "").strip().rstrip(".")
+
+
+def _eager_disabled_error() -> NeedsGraphEngine:
+  return NeedsGraphEngine(
+      f"{_EAGER_DISABLED}; the function engine needs eager execution. "
+      f"{GRAPH_ENGINE_FIX}")
+
+
+def _first_engine(setup: ModelSetup, call: str):
+  """The engine this call starts on; None when it starts on the graph one.
+
+  Raises:
+    NeedsGraphEngine: engine='function' chosen with eager execution off.
+  """
+  config = setup.config
+  if config.engine_chosen:
+    if config.engine == "graph":
+      return None
+    if not tf.executing_eagerly():
+      raise _eager_disabled_error()
+    return function_engine
+  if not tf.executing_eagerly():
+    _move_to_graph(setup, call, _eager_disabled_error())
+    return None
+  return function_engine
+
+
+def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
+  """Logs why this call runs on the graph engine; raises if it cannot.
+
+  Raises:
+    UnsupportedOnFunctionEngine: the run also sets something only the
+      function engine runs (a strategy, steps_per_loop > 1).
+  """
+  reason = _reason(error)
+  config = setup.config
+  blockers = strategies.fields_set(config)
+  if blockers:
+    raise UnsupportedOnFunctionEngine(
+        f"{reason}; but this run also sets a strategy ({blockers[0]}), which "
+        "the graph engine does not run. Fix: drop one of the two (e.g. train "
+        "on one device).") from error
+  if call == "train" and config.steps_per_loop != 1:
+    raise UnsupportedOnFunctionEngine(
+        f"{reason}; but RunConfig(steps_per_loop={config.steps_per_loop}) "
+        "needs the function engine. Fix: RunConfig(steps_per_loop=1).") from (
+            error)
+  logging.warning("%s: running this %s() on the graph engine.", reason, call)
+
+
+def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+          steps: Optional[int], max_steps: Optional[int],
+          saving_listeners: Sequence[Any]) -> Optional[float]:
+  """One train() call on the engine that can honour it (engine's train())."""
+  engine = _first_engine(setup, "train")
+  args = (setup, input_fn, hooks, steps, max_steps, saving_listeners)
+  if engine is not None:
+    try:
+      return engine.train(*args)
+    except NeedsGraphEngine as error:
+      if setup.config.engine_chosen:
+        raise
+      _move_to_graph(setup, "train", error)
+  return graph_engine.train(*args)
+
+
+def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
+             hooks: Sequence[Any],
+             checkpoint_path: Optional[str]) -> Dict[str, Any]:
+  """One evaluate() call on the engine that can honour it."""
+  engine = _first_engine(setup, "evaluate")
+  args = (setup, input_fn, steps, hooks, checkpoint_path)
+  if engine is not None:
+    try:
+      return engine.evaluate(*args)
+    except NeedsGraphEngine as error:
+      if setup.config.engine_chosen:
+        raise
+      _move_to_graph(setup, "evaluate", error)
+  return graph_engine.evaluate(*args)
+
+
+def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
+            hooks: Sequence[Any], checkpoint_path: str,
+            yield_single_examples: bool) -> Iterator[Any]:
+  """One predict() call; the engine is settled before the first example."""
+  engine = _first_engine(setup, "predict")
+  args = (setup, input_fn, predict_keys, hooks, checkpoint_path,
+          yield_single_examples)
+  if engine is None:
+    yield from graph_engine.predict(*args)
+    return
+  predictions = engine.predict(*args)
+  try:
+    # The first example needs the whole setup (and one step) done.
+    first = next(predictions)
+  except StopIteration:
+    return
+  except NeedsGraphEngine as error:
+    if setup.config.engine_chosen:
+      raise
+    _move_to_graph(setup, "predict", error)
+    yield from graph_engine.predict(*args)
+    return
+  try:
+    yield first
+    yield from predictions
+  finally:
+    predictions.close()

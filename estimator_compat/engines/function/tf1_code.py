@@ -1,0 +1,44 @@
+"""model_fn code that runs only in a TF1 graph, found while tracing it.
+
+Some legacy model_fn code is valid only in a TF1 Graph: it uses a Tensor as
+a dict key or set member (a feed_dict such as Scaffold(init_feed_dict=
+{placeholder: value})), which TensorFlow refuses inside a function graph.
+Such an error, raised while the function engine traces the model_fn (before
+any step runs or file is written), becomes NeedsGraphEngine, so that the
+default engine runs the call on the graph engine, where the code works as it
+did under the Estimator.
+"""
+
+import contextlib
+from typing import Iterator
+
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
+from estimator_compat.mode_keys import ModeKeys
+
+_CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",
+          ModeKeys.PREDICT: "predict"}
+# TensorFlow's message for hashing a Tensor inside a function graph.
+_UNHASHABLE = "Tensor is unhashable"
+
+
+@contextlib.contextmanager
+def graph_only_errors(mode: str) -> Iterator[None]:
+  """Turns TF1-graph-only errors of the model_fn trace into NeedsGraphEngine.
+
+  Args:
+    mode: the ModeKeys value being traced, for the message.
+
+  Raises:
+    NeedsGraphEngine: the model_fn used a Tensor as a dict key / set member.
+  """
+  try:
+    yield
+  except TypeError as error:
+    if _UNHASHABLE not in str(error):
+      raise
+    raise NeedsGraphEngine(
+        "model_fn uses a Tensor as a dict key or set member (e.g. a "
+        "feed_dict such as Scaffold(init_feed_dict={placeholder: value})), "
+        f"which needs a TF1 Session graph, in {_CALLS.get(mode, mode)}(). "
+        f"{GRAPH_ENGINE_FIX}") from error

@@ -1,0 +1,175 @@
+"""The default engine: the function engine, or the graph engine for a call.
+
+Without RunConfig(engine=...) or $ESTIMATOR_COMPAT_ENGINE, a call the
+function engine cannot honour (it raises NeedsGraphEngine while setting up)
+runs again on the graph engine, with one log line; nothing was written and no
+step ran before. A chosen engine='function' shows the error instead.
+"""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat.engines.function import ps_training
+from estimator_compat.engines.function.session import (
+    NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from tests import scaffold_models as sm
+
+_LINE = ("Scaffold.init_fn needs a TF1 Session (a function gets the Session "
+         "after initialization) in {call}(): running this {call}() on the "
+         "graph engine.")
+
+
+@pytest.fixture(autouse=True)
+def _default_engine(monkeypatch):
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+
+
+def _routed(caplog):
+  return [r.getMessage() for r in caplog.records
+          if "on the graph engine" in r.getMessage()]
+
+
+def _listing(model_dir):
+  """{file: (size, mtime)} of everything under model_dir."""
+  out = {}
+  for root, _, files in os.walk(model_dir):
+    for name in files:
+      path = os.path.join(root, name)
+      out[os.path.relpath(path, model_dir)] = (os.path.getsize(path),
+                                               os.path.getmtime(path))
+  return out
+
+
+def _kinds(model_dir):
+  """File names with the events files' timestamps and hosts left out."""
+  return sorted("events" if f.startswith("events.") else f
+                for f in os.listdir(model_dir))
+
+
+def test_train_reruns_on_the_graph_engine_with_one_log_line(tmp_path, caplog):
+  est = sm.estimator(tmp_path / "default", "init_fn")
+  with caplog.at_level(logging.INFO):
+    est.train(sm.input_fn, steps=2)
+  assert _routed(caplog) == [_LINE.format(call="train")]
+  assert est.get_variable_value("w") == 3.0
+  # Exactly what the graph engine alone writes: the function engine's
+  # attempt left nothing behind (one events file, no extra checkpoint).
+  graph = sm.estimator(tmp_path / "graph", "init_fn", engine="graph")
+  graph.train(sm.input_fn, steps=2)
+  assert _kinds(tmp_path / "default") == _kinds(tmp_path / "graph")
+  assert _kinds(tmp_path / "default").count("events") == 1
+
+
+def test_evaluate_and_predict_rerun_on_the_graph_engine(tmp_path, caplog):
+  est = sm.estimator(tmp_path, "init_fn")
+  est.train(sm.input_fn, steps=2)
+  caplog.clear()
+  with caplog.at_level(logging.INFO):
+    assert est.evaluate(sm.input_fn)["w"] == 3.0
+    predictions = est.predict(sm.input_fn)
+    assert not _routed(caplog)[1:]  # predict() has not started yet.
+    first = next(predictions)
+    # Settled before the first example.
+    assert _routed(caplog) == [_LINE.format(call="evaluate"),
+                               _LINE.format(call="predict")]
+  assert [float(first["p"][0])] + [float(p["p"][0]) for p in predictions] == [
+      0.0, 3.0, 6.0, 9.0]
+
+
+@pytest.mark.parametrize("call", ["train", "evaluate", "predict"])
+def test_chosen_function_engine_fails_before_writing_anything(tmp_path, call):
+  sm.estimator(tmp_path, "init_fn", engine="graph").train(sm.input_fn,
+                                                          steps=2)
+  before = _listing(tmp_path)
+  est = sm.estimator(tmp_path, "init_fn", engine="function")
+  with pytest.raises(NeedsGraphEngine,
+                     match=r"Scaffold.init_fn needs a TF1 Session .*"
+                     r"Fix: run this program on the graph engine"):
+    if call == "train":
+      est.train(sm.input_fn, steps=2)
+    elif call == "evaluate":
+      est.evaluate(sm.input_fn)
+    else:
+      next(est.predict(sm.input_fn))
+  assert _listing(tmp_path) == before
+  assert est.get_variable_value("global_step") == 2
+
+
+def test_environment_variable_chooses_the_engine_too(tmp_path, monkeypatch):
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
+  est = sm.estimator(tmp_path, "init_fn")
+  with pytest.raises(NeedsGraphEngine):
+    est.train(sm.input_fn, steps=2)
+  assert not list(tmp_path.iterdir())
+
+
+def test_a_strategy_the_graph_engine_cannot_run_is_a_clear_error(tmp_path):
+  est = sm.estimator(tmp_path, "init_fn",
+                     train_distribute=tf.distribute.OneDeviceStrategy(
+                         "/cpu:0"))
+  with pytest.raises(UnsupportedOnFunctionEngine,
+                     match=r"Scaffold.init_fn needs a TF1 Session.*also sets "
+                     r"a strategy \(train_distribute\).*Fix"):
+    est.train(sm.input_fn, steps=2)
+  assert not list(tmp_path.iterdir())
+
+
+def test_steps_per_loop_is_a_clear_error_too(tmp_path):
+  est = sm.estimator(tmp_path, "init_fn", steps_per_loop=2)
+  with pytest.raises(UnsupportedOnFunctionEngine,
+                     match=r"steps_per_loop=2\) needs the function engine"):
+    est.train(sm.input_fn, steps=2)
+  assert not list(tmp_path.iterdir())
+
+
+def test_parameter_server_step_refuses_during_its_trace(tmp_path):
+  """The PS step function raises while tracing, before any closure runs."""
+  est = sm.estimator(tmp_path, "init_fn")
+  step_fn = ps_training._StepFunction(est._setup, tf.distribute.get_strategy())  # pylint: disable=protected-access
+  iterator = iter(sm.input_fn())
+  with pytest.raises(NeedsGraphEngine, match="Scaffold.init_fn"):
+    step_fn.function.get_concrete_function(iterator, tf.constant(0, tf.int64))
+  assert step_fn.spec is None  # Nothing kept from the failed trace.
+
+
+def _tf1_mode_program(engine):
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+  env.pop("ESTIMATOR_COMPAT_ENGINE", None)
+  result = subprocess.run(
+      [sys.executable, os.path.join(root, "tests", "tf1_mode_program.py"),
+       engine], capture_output=True, text=True, env=env, timeout=300,
+      check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
+
+
+def test_tf1_mode_program_runs_on_the_graph_engine():
+  """disable_eager_execution(): every call goes to the graph engine."""
+  out, log = _tf1_mode_program("default")
+  # The real Estimator (TF 2.15.1) on this program.
+  assert out["global_step"] == 4
+  assert out["eval"]["acc"] == 0.375
+  assert abs(out["eval"]["loss"] - 1.08263) < 1e-5
+  assert out["predict"] == [1] * 8
+  np.testing.assert_allclose(
+      out["kernel"], [[0.98917, 1.03764, 0.97319], [0.99050, 1.03906, 0.97044],
+                      [0.99182, 1.04049, 0.96769]], atol=1e-5)
+  for call in ("train", "evaluate", "predict"):
+    assert log.count(f"running this {call}() on the graph engine") == 1, log
+  assert "Eager execution is disabled" in log
+
+
+def test_tf1_mode_program_on_the_chosen_function_engine_is_a_clear_error():
+  out, _ = _tf1_mode_program("function")
+  assert out["error"] == "NeedsGraphEngine"
+  assert out["message"].startswith("Eager execution is disabled")
+  assert "RunConfig(engine='graph')" in out["message"]
