@@ -145,7 +145,7 @@ class _Hooks:
 
 def _per_worker_iterator(setup, input_fn, strategy, coordinator):
   # pylint: disable=g-import-not-at-top
-  from estimator_compat.engines.function.loops import make_dataset
+  from estimator_compat.engines.function.input_pipeline import make_dataset
 
   def dataset_fn(context):
     return make_dataset(setup, input_fn, ModeKeys.TRAIN, context)
