@@ -148,7 +148,8 @@ def _per_worker_iterator(setup, input_fn, strategy, coordinator):
   from estimator_compat.engines.function.input_pipeline import make_dataset
 
   def dataset_fn(context):
-    return make_dataset(setup, input_fn, ModeKeys.TRAIN, context)
+    return make_dataset(setup, input_fn, ModeKeys.TRAIN, context,
+                        distributed=True)
 
   def per_worker_fn():
     if "input_context" in fn_args(input_fn):
