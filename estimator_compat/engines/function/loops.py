@@ -10,6 +10,8 @@ from estimator_compat import strategies
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function import checkpointing
 from estimator_compat.engines.function import scaffold_fields
+from estimator_compat.engines.function.input_pipeline import (
+    make_dataset, make_input)
 from estimator_compat.engines.function.session import (
     EagerSession, HookRunner, to_numpy)
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
@@ -17,42 +19,8 @@ from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
-from estimator_compat.input_adapter import _ALLOWED
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
-
-
-def make_dataset(setup: ModelSetup, input_fn, mode: str,
-                 input_context=None) -> tf.data.Dataset:
-  """Calls input_fn eagerly; returns a Dataset of its batches."""
-  result = invoke_input_fn(setup, input_fn, mode, input_context)
-  if isinstance(result, tf.data.Dataset):
-    return result
-  if isinstance(result, (tuple, list)) and len(result) == 2:
-    result = tuple(result)
-  elif not (isinstance(result, dict) or tf.is_tensor(result)):
-    raise TypeError(
-        f"{getattr(input_fn, '__name__', 'input_fn')} returned "
-        f"{type(result).__name__} ({str(result)[:60]!r}); it must return "
-        f"{_ALLOWED}. Fix: return e.g. "
-        "tf.data.Dataset.from_tensor_slices((features, labels)).batch(32).")
-  # Tensors: the same batch at every step, as a graph evaluated them.
-  return tf.data.Dataset.from_tensors(result).repeat()
-
-
-def make_input(setup: ModelSetup, input_fn, mode: str,
-               strategy: Optional[tf.distribute.Strategy]):
-  """The input of one call: a Dataset, or under a strategy its distribution.
-
-  Under a strategy, input_fn is called once per worker (with an
-  `input_context` when it declares one) and each of its batches goes to one
-  replica, so its batch size is the per-replica batch size, as in the
-  Estimator.
-  """
-  if strategy is None:
-    return make_dataset(setup, input_fn, mode)
-  return strategy.distribute_datasets_from_function(
-      lambda context: make_dataset(setup, input_fn, mode, context))
+from estimator_compat.model_fn_call import ModelSetup
 
 
 class _StepCounterHook(StepCounterHook):

@@ -150,10 +150,11 @@ class _Hooks:
 
 def _per_worker_iterator(setup, input_fn, strategy, coordinator):
   # pylint: disable=g-import-not-at-top
-  from estimator_compat.engines.function.loops import make_dataset
+  from estimator_compat.engines.function.input_pipeline import make_dataset
 
   def dataset_fn(context):
-    return make_dataset(setup, input_fn, ModeKeys.TRAIN, context)
+    return make_dataset(setup, input_fn, ModeKeys.TRAIN, context,
+                        distributed=True)
 
   def per_worker_fn():
     if "input_context" in fn_args(input_fn):

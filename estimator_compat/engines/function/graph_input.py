@@ -1,0 +1,237 @@
+"""Tensors an input_fn returns, fed step by step as the Estimator's session did.
+
+Many legacy input_fns return tensors rather than a Dataset, most often
+`tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()`. Called
+eagerly, those tensors hold the first batch only; under the Estimator every
+`Session.run` evaluated them again, so each step got the next batch and the
+end of the input (OutOfRangeError) ended training, evaluation or prediction.
+
+This module builds input_fn again in a private graph, as the Estimator did
+(graph seed, then global_step, then input_fn, so that op seeds match), and
+looks at what the returned tensors depend on:
+
+* nothing stateful (constants and pure functions of them): every step sees
+  the same value, so repeating one value is exact (`CONSTANT`);
+* stateful ops a Session can run without the user's help (a one-shot
+  iterator, random ops, py_func, lookup tables, local variables): a private
+  Session over that graph evaluates them once per step, streamed as a
+  Dataset that ends where the Session raised OutOfRangeError (`STREAM`);
+* anything only the user's own session work can provide (a placeholder, an
+  initializable iterator whose initializer a hook or scaffold runs, a queue
+  filled by queue runners, a global variable restored from the checkpoint):
+  `NeedsGraphEngine`, raised while the call is being set up.
+"""
+
+import dataclasses
+from typing import Any, Callable, List, Optional, Set
+
+import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.training import training_util
+
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
+from estimator_compat.mode_keys import ModeKeys
+
+CONSTANT = "constant"
+STREAM = "stream"
+
+_PLACEHOLDERS = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault")
+_VARIABLES = ("VarHandleOp", "VariableV2", "Variable")
+_INITIALIZABLE_ITERATORS = ("Iterator", "IteratorV2")
+_HANDLE_ITERATORS = ("IteratorFromStringHandle", "IteratorFromStringHandleV2",
+                     "MultiDeviceIterator",
+                     "MultiDeviceIteratorFromStringHandle")
+_MAKE_ITERATOR = "MakeIterator"
+
+
+@dataclasses.dataclass(frozen=True)
+class InputGraph:
+  """input_fn built in a private graph.
+
+  Attributes:
+    graph: the graph, with the Estimator's seed and global_step.
+    element: what input_fn returned: a tensor, a dict of them, or a
+      (features, labels) tuple, leaves converted to tensors of `graph`.
+    init_ops: what the Estimator's default Scaffold ran before the first
+      step for these tensors (local variables, lookup tables).
+  """
+  graph: tf.Graph
+  element: Any
+  init_ops: List[tf.Operation]
+
+
+def normalize(result: Any, where: str, allowed: str) -> Any:
+  """A (features, labels) tuple, a dict or a tensor; else TypeError.
+
+  `(features, None)` becomes `features`: the model_fn gets labels None.
+  """
+  if isinstance(result, (tuple, list)) and len(result) == 2:
+    return tuple(result) if result[1] is not None else result[0]
+  if isinstance(result, dict) or tf.is_tensor(result):
+    return result
+  raise TypeError(
+      f"{where} returned {type(result).__name__} ({str(result)[:60]!r}); it "
+      f"must return {allowed}. Fix: return e.g. "
+      "tf.data.Dataset.from_tensor_slices((features, labels)).batch(32).")
+
+
+def _as_tensors(element: Any) -> Any:
+  return tf.nest.map_structure(
+      lambda leaf: leaf if tf.is_tensor(leaf) else tf.convert_to_tensor(leaf),
+      element)
+
+
+def build(tf_random_seed: Optional[int], mode: str,
+          call_input_fn: Callable[[], Any], where: str,
+          allowed: str) -> InputGraph:
+  """Calls input_fn in a fresh graph set up as the Estimator's was.
+
+  Args:
+    tf_random_seed: the RunConfig's graph seed.
+    mode: a ModeKeys value (TRAIN also creates the global-step read tensor
+      before input_fn, as the Estimator did: it shifts op seeds).
+    call_input_fn: calls the user's input_fn with its arguments.
+    where: the input_fn's name, for errors.
+    allowed: what input_fn may return, for errors.
+
+  Raises:
+    NeedsGraphEngine: in a graph, input_fn returns a Dataset (it returned
+      tensors eagerly), so what the Estimator fed cannot be told.
+  """
+  graph = tf.Graph()
+  with graph.as_default():
+    tf.compat.v1.set_random_seed(tf_random_seed)
+    tf.compat.v1.train.get_or_create_global_step()
+    if mode == ModeKeys.TRAIN:
+      training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
+    result = call_input_fn()
+    if isinstance(result, tf.data.Dataset):
+      raise NeedsGraphEngine(
+          f"{where} returns tensors when called eagerly but a Dataset in a "
+          "TF1 graph; what it fed under the Estimator needs that TF1 graph "
+          f"and Session. {GRAPH_ENGINE_FIX}")
+    element = _as_tensors(normalize(result, where, allowed))
+    init_ops = [tf.compat.v1.local_variables_initializer(),
+                tf.compat.v1.tables_initializer()]
+  return InputGraph(graph, element, init_ops)
+
+
+def _flat(element: Any) -> List[tf.Tensor]:
+  return tf.nest.flatten(element, expand_composites=True)
+
+
+def _ancestors(tensors: List[tf.Tensor]) -> List[tf.Operation]:
+  seen = {}
+  stack = [t.op for t in tensors]
+  while stack:
+    op = stack.pop()
+    if op.name in seen:
+      continue
+    seen[op.name] = op
+    stack.extend(t.op for t in op.inputs)
+    stack.extend(op.control_inputs)
+  return list(seen.values())
+
+
+def _is_stateful(op: tf.Operation) -> bool:
+  try:
+    return bool(op.op_def.is_stateful)
+  except (KeyError, ValueError, AttributeError):
+    return True  # A graph function or unknown op: assume state.
+
+
+def _initialized_by_default(iterator_op: tf.Operation,
+                            table_init: Set[str]) -> bool:
+  """Whether a MakeIterator of this iterator is among the table initializers.
+
+  (A known recipe: adding `iterator.initializer` to TABLE_INITIALIZERS makes
+  the Estimator's default Scaffold run it.)
+  """
+  return any(consumer.type == _MAKE_ITERATOR and consumer.name in table_init
+             for consumer in iterator_op.outputs[0].consumers())
+
+
+def _needs_session(op: tf.Operation, local: Set[str],
+                   table_init: Set[str]) -> Optional[str]:
+  """Why this op's value needs the user's TF1 Session work, or None."""
+  if op.type in _PLACEHOLDERS:
+    return (f"read the placeholder {op.name!r}, which only a feed_dict given "
+            "to a TF1 Session.run can fill")
+  if op.type in _VARIABLES and op.name not in local:
+    return (f"read the variable {op.name!r}, whose value lives in the TF1 "
+            "Session (initialized or restored from the checkpoint)")
+  if op.type in _INITIALIZABLE_ITERATORS and not _initialized_by_default(
+      op, table_init):
+    return (f"read the initializable iterator {op.name!r} "
+            "(make_initializable_iterator or Iterator.from_structure), whose "
+            "initializer your hook or scaffold runs in a TF1 Session")
+  if op.type in _HANDLE_ITERATORS:
+    return (f"read the iterator {op.name!r} ({op.type}), which a TF1 "
+            "Session feeds or initializes")
+  if "Queue" in op.type or op.type.endswith(("Reader", "ReaderV2")):
+    return (f"read the queue or reader {op.name!r} ({op.type}), which queue "
+            "runners fill from threads of a TF1 Session")
+  return None
+
+
+def classify(input_graph: InputGraph, where: str) -> str:
+  """CONSTANT or STREAM (see the module docstring).
+
+  Raises:
+    NeedsGraphEngine: the tensors need the user's TF1 Session work.
+  """
+  graph = input_graph.graph
+  with graph.as_default():
+    local = {v.op.name for v in tf.compat.v1.local_variables()}
+    table_init = {op.name for op in graph.get_collection(
+        tf.compat.v1.GraphKeys.TABLE_INITIALIZERS)}
+  stateful = False
+  for op in _ancestors(_flat(input_graph.element)):
+    reason = _needs_session(op, local, table_init)
+    if reason:
+      raise NeedsGraphEngine(
+          f"{where} returns tensors that {reason}; the function engine has "
+          f"no TF1 Session to do that. {GRAPH_ENGINE_FIX}")
+    stateful = stateful or _is_stateful(op)
+  return STREAM if stateful else CONSTANT
+
+
+def _session_config() -> tf.compat.v1.ConfigProto:
+  # The input was built on the CPU; the private Session takes no GPU.
+  return tf.compat.v1.ConfigProto(device_count={"GPU": 0},
+                                  allow_soft_placement=True)
+
+
+def stream(input_graph: InputGraph) -> tf.data.Dataset:
+  """A Dataset of the tensors' values at successive Session.run calls.
+
+  Each iterator of the Dataset opens its own Session over the private graph
+  (the state of a fresh Session: a new pass over the input), runs the
+  initializers the Estimator's default Scaffold ran, then evaluates the
+  tensors once per element until OutOfRangeError, which ends the Dataset.
+  The Session closes at the end of the input or when the iterator is
+  deleted.
+  """
+  graph, element = input_graph.graph, input_graph.element
+  flat = _flat(element)
+  specs = tuple(tf.TensorSpec(t.shape, t.dtype) for t in flat)
+  structure = tf.nest.map_structure(tf.type_spec_from_value, element)
+  init_ops = input_graph.init_ops
+
+  def values():
+    with tf.compat.v1.Session(graph=graph, config=_session_config()) as sess:
+      sess.run(init_ops)
+      while True:
+        try:
+          batch = sess.run(flat)
+        except tf.errors.OutOfRangeError:
+          return
+        yield tuple(batch)
+
+  def pack(*parts):
+    return tf.nest.pack_sequence_as(structure, list(parts),
+                                    expand_composites=True)
+
+  return tf.data.Dataset.from_generator(
+      values, output_signature=specs).map(pack)

@@ -1,0 +1,94 @@
+"""The input of one call on the function engine, as a tf.data.Dataset.
+
+input_fn is called eagerly. A Dataset is used as it is. Tensors are what the
+Estimator's Session evaluated at every step, so `graph_input` finds out what
+they depend on: constants are repeated, tensors a private Session can
+evaluate (a one-shot iterator, random ops) are streamed from it step by step
+until the end of the input, and tensors that need the user's own Session work
+(placeholders, initializable iterators) route the call to the graph engine.
+Such an input_fn is called twice per call: eagerly, then in a private graph.
+"""
+
+from typing import Optional
+
+import tensorflow as tf
+
+from estimator_compat.engines.function import graph_input
+from estimator_compat.input_adapter import _ALLOWED
+from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+
+
+def _not_distributable(where: str) -> ValueError:
+  # The Estimator's words under a strategy, then why and the fix.
+  return ValueError(
+      "input_fn must return a tf.data.Dataset or a callable. "
+      f"{where} returns tensors that change at every step (an iterator's "
+      "get_next() or other stateful ops), which cannot be split across "
+      "replicas. Fix: return the Dataset itself, e.g. `return dataset` "
+      "instead of `return make_one_shot_iterator(dataset).get_next()`.")
+
+
+def make_dataset(setup: ModelSetup, input_fn, mode: str,
+                 input_context=None, distributed: bool = False
+                ) -> tf.data.Dataset:
+  """The Dataset of what input_fn fed the model_fn at successive steps.
+
+  Args:
+    setup: the Estimator's model setup.
+    input_fn: the user's input_fn.
+    mode: a ModeKeys value.
+    input_context: a tf.distribute.InputContext, given to input_fn when it
+      declares one.
+    distributed: the Dataset is for a distribution strategy.
+
+  Raises:
+    TypeError: input_fn returned none of the supported forms.
+    ValueError: under a strategy, tensors that change at every step.
+    NeedsGraphEngine: the tensors need the user's TF1 Session work.
+  """
+  where = getattr(input_fn, "__name__", "input_fn")
+
+  def call():
+    return invoke_input_fn(setup, input_fn, mode, input_context)
+
+  try:
+    result = call()
+  except RuntimeError as eager_error:
+    # A TF1-only API (make_initializable_iterator, placeholder, queues) that
+    # refuses eager execution: the graph tells what it needs.
+    try:
+      built = graph_input.build(setup.config.tf_random_seed, mode, call,
+                                where, _ALLOWED)
+    except Exception:  # pylint: disable=broad-except
+      raise eager_error  # pylint: disable=raise-missing-from
+    graph_input.classify(built, where)
+    if distributed:
+      raise _not_distributable(where) from eager_error
+    return graph_input.stream(built)
+  if isinstance(result, tf.data.Dataset):
+    return result
+  result = graph_input.normalize(result, where, _ALLOWED)
+  built = graph_input.build(setup.config.tf_random_seed, mode, call, where,
+                            _ALLOWED)
+  if graph_input.classify(built, where) == graph_input.CONSTANT:
+    # The same value at every step, as a Session evaluated it.
+    return tf.data.Dataset.from_tensors(result).repeat()
+  if distributed:
+    raise _not_distributable(where)
+  return graph_input.stream(built)
+
+
+def make_input(setup: ModelSetup, input_fn, mode: str,
+               strategy: Optional[tf.distribute.Strategy]):
+  """The input of one call: a Dataset, or under a strategy its distribution.
+
+  Under a strategy, input_fn is called once per worker (with an
+  `input_context` when it declares one) and each of its batches goes to one
+  replica, so its batch size is the per-replica batch size, as in the
+  Estimator.
+  """
+  if strategy is None:
+    return make_dataset(setup, input_fn, mode)
+  return strategy.distribute_datasets_from_function(
+      lambda context: make_dataset(setup, input_fn, mode, context,
+                                   distributed=True))
