@@ -178,7 +178,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                       default="both")
   parser.add_argument("--python", default=sys.executable,
                       help="the Python to run the tests with")
-  parser.add_argument("--timeout", type=float, default=60.0,
+  parser.add_argument("--timeout", type=float, default=90.0,
                       help="seconds each test may take")
   parser.add_argument("--files", nargs="*", choices=TEST_FILES,
                       default=list(TEST_FILES))
