@@ -153,14 +153,15 @@ def counted_tests(files: List[str]) -> Set[str]:
   return {t for t in reference - excluded if t.split("::")[0] in files}
 
 
-def print_table(counted: Set[str], by_engine: Dict[str, Dict[str, dict]]):
+def print_table(counted: Set[str], by_engine: Dict[str, Dict[str, dict]],
+                files: List[str]):
   """Per file and total: counted tests and how many pass on each engine."""
   engines = list(by_engine)
   header = f"{'file':<24}{'counted':>8}" + "".join(
       f"{e + ' pass':>16}" for e in engines)
   print(header)
   rows = [(name, [t for t in counted if t.startswith(name + "::")])
-          for name in TEST_FILES] + [("total", sorted(counted))]
+          for name in files] + [("total", sorted(counted))]
   for name, ids in rows:
     cells = []
     for engine in engines:
@@ -198,7 +199,7 @@ def main(argv: Optional[List[str]] = None) -> int:
       if os.path.exists(path) and args.engine in (engine, "both"):
         with open(path) as f:
           by_engine[engine] = json.load(f)
-    print_table(counted_tests(args.files), by_engine)
+    print_table(counted_tests(args.files), by_engine, args.files)
     return 0
   test_dir = check_checkout(args.checkout)
   out_dir = args.out or tempfile.mkdtemp(prefix="conformance-")
@@ -246,7 +247,7 @@ def main(argv: Optional[List[str]] = None) -> int:
       by_engine[engine] = results
       with open(os.path.join(out_dir, f"{engine}.json"), "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)
-    print_table(counted, by_engine)
+    print_table(counted, by_engine, args.files)
     print(f"Per-test results: {out_dir}/<engine>.json")
     return 0
   finally:
