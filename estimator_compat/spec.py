@@ -9,6 +9,9 @@ from estimator_compat.mode_keys import ModeKeys
 
 _SessionRunHook = tf.compat.v1.train.SessionRunHook
 
+# The key evaluate() reports the mean loss under (the Estimator's name).
+LOSS_METRIC_KEY = "loss"
+
 _FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops",
            "export_outputs", "training_chief_hooks", "training_hooks",
            "scaffold", "evaluation_hooks", "prediction_hooks")

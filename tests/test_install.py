@@ -128,6 +128,7 @@ def test_install_makes_the_real_module_paths_importable():
       assert est_lib.WarmStartSettings is ec.WarmStartSettings
       assert model_fn_lib.EstimatorSpec is ec.EstimatorSpec
       assert model_fn_lib.ModeKeys is ModeKeys is ec.ModeKeys
+      assert model_fn_lib.LOSS_METRIC_KEY == "loss"
       assert run_config.RunConfig is ec.RunConfig
       assert run_config.TaskType.CHIEF == "chief"
       assert training.TrainSpec is ec.TrainSpec

@@ -153,14 +153,15 @@ def counted_tests(files: List[str]) -> Set[str]:
   return {t for t in reference - excluded if t.split("::")[0] in files}
 
 
-def print_table(counted: Set[str], by_engine: Dict[str, Dict[str, dict]]):
+def print_table(counted: Set[str], by_engine: Dict[str, Dict[str, dict]],
+                files: List[str]):
   """Per file and total: counted tests and how many pass on each engine."""
   engines = list(by_engine)
   header = f"{'file':<24}{'counted':>8}" + "".join(
       f"{e + ' pass':>16}" for e in engines)
   print(header)
   rows = [(name, [t for t in counted if t.startswith(name + "::")])
-          for name in TEST_FILES] + [("total", sorted(counted))]
+          for name in files] + [("total", sorted(counted))]
   for name, ids in rows:
     cells = []
     for engine in engines:
@@ -171,14 +172,70 @@ def print_table(counted: Set[str], by_engine: Dict[str, Dict[str, dict]]):
     print(f"{name:<24}{len(ids):>8}" + "".join(f"{c:>16}" for c in cells))
 
 
+def run_reference(args, work: str, out_dir: str,
+                  base_env: Dict[str, str]) -> None:
+  """Runs the files on the real Estimator and writes the passing tests."""
+  # The real Estimator only: our package must not be importable.
+  env = dict(base_env, PYTHONPATH=TOOLS)
+  passed = []
+  for name in args.files:
+    results = run_file(args.python, work, name, env, None, args.timeout,
+                       out_dir, "reference")
+    ids = [t for t, r in results.items() if r["outcome"] == "passed"]
+    print(f"{name}: {len(ids)} pass")
+    passed += ids
+  if os.path.exists(args.write_reference):  # Keep the other files' ids.
+    passed += [t for t in read_id_file(args.write_reference)
+               if t.split("::")[0] not in args.files]
+  with open(args.write_reference, "w") as f:
+    f.write(f"# Tests of tensorflow/estimator {TAG} that pass on the real "
+            "Estimator (TF 2.15.1,\n# tensorflow-estimator 2.15.0), "
+            "written by tools/conformance.py --reference.\n")
+    f.write("\n".join(sorted(passed)) + "\n")
+  print(f"{len(passed)} passing tests written to {args.write_reference}")
+
+
+def run_engines(args, work: str, out_dir: str,
+                base_env: Dict[str, str]) -> None:
+  """Runs the counted tests on each engine after install(); prints the table."""
+  counted = counted_tests(args.files)
+  engines = ["graph", "function"] if args.engine == "both" else [args.engine]
+  env = dict(base_env, CONFORMANCE_INSTALL="1",
+             PYTHONPATH=os.pathsep.join([ROOT, TOOLS]))
+  by_engine = {}
+  for engine in engines:
+    results = {}
+    for name in args.files:
+      results.update(run_file(
+          args.python, work, name, dict(env, ESTIMATOR_COMPAT_ENGINE=engine),
+          counted, args.timeout, out_dir, engine))
+    by_engine[engine] = results
+    with open(os.path.join(out_dir, f"{engine}.json"), "w") as f:
+      json.dump(results, f, indent=1, sort_keys=True)
+  print_table(counted, by_engine, args.files)
+  print(f"Per-test results: {out_dir}/<engine>.json")
+
+
+def print_saved_table(args) -> None:
+  """The table of an earlier run's --out, with the current lists."""
+  by_engine = {}
+  for engine in ("graph", "function"):
+    path = os.path.join(args.table_from, f"{engine}.json")
+    if os.path.exists(path) and args.engine in (engine, "both"):
+      with open(path) as f:
+        by_engine[engine] = json.load(f)
+  print_table(counted_tests(args.files), by_engine, args.files)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("checkout", help=f"tensorflow/estimator at {TAG}")
+  parser.add_argument("checkout", nargs="?",
+                      help=f"tensorflow/estimator at {TAG}")
   parser.add_argument("--engine", choices=("graph", "function", "both"),
                       default="both")
   parser.add_argument("--python", default=sys.executable,
                       help="the Python to run the tests with")
-  parser.add_argument("--timeout", type=float, default=60.0,
+  parser.add_argument("--timeout", type=float, default=90.0,
                       help="seconds each test may take")
   parser.add_argument("--files", nargs="*", choices=TEST_FILES,
                       default=list(TEST_FILES))
@@ -190,16 +247,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                       help="run on the real Estimator (see --python)")
   parser.add_argument("--write-reference", default=REFERENCE_FILE)
   args = parser.parse_args(argv)
-
   if args.table_from:
-    by_engine = {}
-    for engine in ("graph", "function"):
-      path = os.path.join(args.table_from, f"{engine}.json")
-      if os.path.exists(path) and args.engine in (engine, "both"):
-        with open(path) as f:
-          by_engine[engine] = json.load(f)
-    print_table(counted_tests(args.files), by_engine)
+    print_saved_table(args)
     return 0
+  if not args.checkout:
+    parser.error("give the path of a tensorflow/estimator checkout at " + TAG)
+
   test_dir = check_checkout(args.checkout)
   out_dir = args.out or tempfile.mkdtemp(prefix="conformance-")
   os.makedirs(out_dir, exist_ok=True)
@@ -211,43 +264,9 @@ def main(argv: Optional[List[str]] = None) -> int:
   base_env.pop("ESTIMATOR_COMPAT_ENGINE", None)
   try:
     if args.reference:
-      # The real Estimator only: our package must not be importable.
-      env = dict(base_env, PYTHONPATH=TOOLS)
-      passed = []
-      for name in args.files:
-        results = run_file(args.python, work, name, env, None, args.timeout,
-                           out_dir, "reference")
-        passed += [t for t, r in results.items() if r["outcome"] == "passed"]
-        print(f"{name}: {sum(1 for t in passed if t.startswith(name))} pass")
-      if os.path.exists(args.write_reference):  # Keep the other files' ids.
-        passed += [t for t in read_id_file(args.write_reference)
-                   if t.split("::")[0] not in args.files]
-      with open(args.write_reference, "w") as f:
-        f.write(f"# Tests of tensorflow/estimator {TAG} that pass on the real "
-                "Estimator (TF 2.15.1,\n# tensorflow-estimator 2.15.0), "
-                "written by tools/conformance.py --reference.\n")
-        f.write("\n".join(sorted(passed)) + "\n")
-      print(f"{len(passed)} passing tests written to {args.write_reference}")
-      return 0
-
-    counted = counted_tests(args.files)
-    engines = (["graph", "function"] if args.engine == "both"
-               else [args.engine])
-    env = dict(base_env, CONFORMANCE_INSTALL="1",
-               PYTHONPATH=os.pathsep.join([ROOT, TOOLS]))
-    by_engine = {}
-    for engine in engines:
-      results = {}
-      for name in args.files:
-        results.update(run_file(
-            args.python, work, name,
-            dict(env, ESTIMATOR_COMPAT_ENGINE=engine), counted, args.timeout,
-            out_dir, engine))
-      by_engine[engine] = results
-      with open(os.path.join(out_dir, f"{engine}.json"), "w") as f:
-        json.dump(results, f, indent=1, sort_keys=True)
-    print_table(counted, by_engine)
-    print(f"Per-test results: {out_dir}/<engine>.json")
+      run_reference(args, work, out_dir, base_env)
+    else:
+      run_engines(args, work, out_dir, base_env)
     return 0
   finally:
     shutil.rmtree(work, ignore_errors=True)

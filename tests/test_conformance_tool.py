@@ -1,0 +1,83 @@
+"""tools/conformance.py: per-test outcomes, hang recovery and the lists."""
+
+import importlib.util
+import os
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.join(ROOT, "tools")
+
+
+def _load_conformance():
+  spec = importlib.util.spec_from_file_location(
+      "conformance", os.path.join(TOOLS, "conformance.py"))
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+conformance = _load_conformance()
+
+_FAKE_TESTS = """
+    import time
+
+    def test_passes():
+      pass
+
+    def test_fails():
+      raise ValueError("the message")
+
+    def test_hangs():
+      time.sleep(120)
+
+    def test_after_the_hang():
+      pass
+
+    def test_not_counted():
+      pass
+"""
+
+
+def test_run_file_records_each_outcome_and_resumes_after_a_hang(tmp_path):
+  work, out = tmp_path / "work", tmp_path / "out"
+  work.mkdir()
+  out.mkdir()
+  (work / "fake_test.py").write_text(textwrap.dedent(_FAKE_TESTS))
+  only = {f"fake_test.py::{name}" for name in (
+      "test_passes", "test_fails", "test_hangs", "test_after_the_hang",
+      "test_missing")}
+  env = dict(os.environ, PYTHONPATH=TOOLS)
+  env.pop("CONFORMANCE_INSTALL", None)
+
+  results = conformance.run_file(sys.executable, str(work), "fake_test.py",
+                                 env, only, 8.0, str(out), "engine")
+
+  outcomes = {t.split("::")[1]: r["outcome"] for t, r in results.items()}
+  assert outcomes == {"test_passes": "passed", "test_fails": "failed",
+                      "test_hangs": "timeout",
+                      "test_after_the_hang": "passed",
+                      "test_missing": "not run"}
+  assert results["fake_test.py::test_fails"]["error"].startswith(
+      "ValueError: the message [at fake_test.py:")
+  hang = (out / "engine-fake_test.py.jsonl.hang").read_text()
+  assert "in test_hangs" in hang  # Where it hung, for the triage.
+
+
+def test_committed_lists_are_consistent():
+  reference = conformance.read_id_file(conformance.REFERENCE_FILE)
+  exclusions = conformance.read_id_file(conformance.EXCLUSIONS_FILE)
+  assert len(reference) == 405
+  assert set(exclusions) <= set(reference)
+  assert all(reason for reason in exclusions.values())
+  assert {t.split("::")[0] for t in reference} == set(conformance.TEST_FILES)
+  assert len(conformance.counted_tests(list(conformance.TEST_FILES))) == 297
+
+
+def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):
+  with pytest.raises(SystemExit) as raised:
+    conformance.check_checkout(str(tmp_path))
+  assert "is not a tensorflow/estimator checkout" in str(raised.value)
+  assert "git -C estimator checkout v2.15.0" in str(raised.value)
