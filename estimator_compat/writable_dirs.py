@@ -12,7 +12,11 @@ import tensorflow as tf
 
 
 def check_writable(directory: str, what: str, fix: str) -> None:
-  """Creates `directory` if needed and writes (then removes) a probe file.
+  """Writes (then removes) a probe file where `directory` would be made.
+
+  The probe goes into `directory`, or into its nearest existing parent when
+  it does not exist yet: nothing is created, so a call that then fails on
+  bad input leaves the disk as it was.
 
   Args:
     directory: the directory the call writes to.
@@ -24,9 +28,11 @@ def check_writable(directory: str, what: str, fix: str) -> None:
   """
   if "://" in directory:
     return  # Object stores: no cheap probe; their writers raise themselves.
+  existing = os.path.abspath(directory)
+  while not os.path.isdir(existing) and os.path.dirname(existing) != existing:
+    existing = os.path.dirname(existing)
   try:
-    tf.io.gfile.makedirs(directory)
-    with tempfile.NamedTemporaryFile(dir=directory, prefix=".write_probe"):
+    with tempfile.NamedTemporaryFile(dir=existing, prefix=".write_probe"):
       pass
   except (OSError, tf.errors.OpError) as e:
     reason = getattr(e, "message", None) or getattr(e, "strerror", None) or e
