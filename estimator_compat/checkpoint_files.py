@@ -290,7 +290,8 @@ def retry_if_rotated(run: Callable[[Optional[str]], _T],
   While training goes on, keep_checkpoint_max deletes old checkpoints; one
   picked for evaluation can be gone before it is restored. Then `run` is
   called again with the checkpoint the state file now names, at most
-  `retries` more times, each logged. Any other failure is raised as is.
+  `retries` more times, each logged. Any other failure (one that does not
+  name the checkpoint, or while its files are there) is raised as is.
   """
   attempt = 0
   while True:
@@ -298,7 +299,8 @@ def retry_if_rotated(run: Callable[[Optional[str]], _T],
       return run(checkpoint_path)
     except (ValueError, tf.errors.OpError) as error:
       newest = _rotated_to(checkpoint_path, model_dir)
-      if newest is None or attempt >= retries:
+      if (newest is None or attempt >= retries or
+          os.path.basename(checkpoint_path) not in str(error)):
         raise
       attempt += 1
       logging.warning(
