@@ -26,11 +26,12 @@ _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
 # Leftovers of an unfinished save, by what writes them: TensorFlow's bundle
 # writer (`<file>.tempstate<random>`, renamed when done), its atomic text
-# writer (`checkpoint.tmp<uuid>`), and the sharded Saver (`<prefix>_temp/`
-# holding `part-*` files, merged and removed when done).
+# writer (`checkpoint.tmp<uuid>`, `graph.pbtxt.tmp<uuid>`), and the sharded
+# Saver (`<prefix>_temp/` holding `part-*` files, merged and removed when
+# done).
 _TEMPSTATE = re.compile(
     r"^.+\.(index|data-\d{5}-of-\d{5})\.tempstate\d+$")
-_STATE_TMP = re.compile(r"^checkpoint\.tmp[0-9a-f]{32}$")
+_STATE_TMP = re.compile(r"^(checkpoint|graph\.pbtxt)\.tmp[0-9a-f]{32}$")
 _TEMP_DIR = re.compile(r"^.+-\d+_temp(_[0-9a-f]{32})?$")
 _TEMP_PART = re.compile(
     r"^part-\d{5}-of-\d{5}(\.index|\.data-\d{5}-of-\d{5})(\.tempstate\d+)?$")
@@ -289,7 +290,8 @@ def retry_if_rotated(run: Callable[[Optional[str]], _T],
   While training goes on, keep_checkpoint_max deletes old checkpoints; one
   picked for evaluation can be gone before it is restored. Then `run` is
   called again with the checkpoint the state file now names, at most
-  `retries` more times, each logged. Any other failure is raised as is.
+  `retries` more times, each logged. Any other failure (one that does not
+  name the checkpoint, or while its files are there) is raised as is.
   """
   attempt = 0
   while True:
@@ -297,7 +299,8 @@ def retry_if_rotated(run: Callable[[Optional[str]], _T],
       return run(checkpoint_path)
     except (ValueError, tf.errors.OpError) as error:
       newest = _rotated_to(checkpoint_path, model_dir)
-      if newest is None or attempt >= retries:
+      if (newest is None or attempt >= retries or
+          os.path.basename(checkpoint_path) not in str(error)):
         raise
       attempt += 1
       logging.warning(

@@ -129,7 +129,7 @@ class Estimator:
     return graph_engine.eval_dir(self._model_dir, name)
 
   def _require_ckpt(self) -> str:
-    path = self.latest_checkpoint()
+    path = checkpoint_files.checkpoint_to_restore(self._model_dir)
     if not path:
       raise ValueError(
           f"Could not find a checkpoint in model_dir {self._model_dir!r}. "

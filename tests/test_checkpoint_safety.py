@@ -7,6 +7,9 @@ Estimator objects in one process stand for restarted training processes.
 import glob
 import json
 import os
+import random
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -14,6 +17,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat import checkpoint_files
 from tests import models
 
 
@@ -98,6 +102,8 @@ def test_evaluate_predict_export_refuse_named_broken_checkpoint(tmp_path,
     next(est.predict(models.input_fn(num_epochs=1, labels=False)))
   with pytest.raises(ValueError, match=r"not a valid checkpoint.*model\.ckpt-3"):
     est.export_saved_model(str(tmp_path / "export"), _serving_input_fn)
+  with pytest.raises(ValueError, match=r"not a valid checkpoint.*model\.ckpt-3"):
+    est.get_variable_value("global_step")
   assert _snapshot(tmp_path) == before  # No eval summaries, no export.
 
 
@@ -154,6 +160,7 @@ def test_leftovers_of_a_killed_save_are_removed_at_training_start(tmp_path,
       "model.ckpt-3.data-00000-of-00001.tempstate1234567890",
       "model.ckpt-3.index.tempstate987654321",
       "checkpoint.tmp" + "0123456789abcdef" * 2,
+      "graph.pbtxt.tmp" + "fedcba9876543210" * 2,
       os.path.join("model.ckpt-3_temp", "part-00000-of-00001.index"),
       os.path.join("model.ckpt-3_temp",
                    "part-00000-of-00001.data-00000-of-00001.tempstate42"),
@@ -272,3 +279,66 @@ def test_truncated_data_is_named(tmp_path, engine):
   with pytest.raises(ValueError, match="truncated"):
     next(est.predict(models.input_fn(num_epochs=1, labels=False)))
   assert _snapshot(tmp_path) == before
+
+
+def _saved_step(model_dir):
+  """Global step of the checkpoint the state file names (whole), or -1."""
+  path = checkpoint_files.checkpoint_to_restore(str(model_dir))
+  return -1 if path is None else int(path.rsplit("-", 1)[1])
+
+
+def _kept(model_dir):
+  state = tf.train.get_checkpoint_state(str(model_dir))
+  return [os.path.basename(p) + ".index"
+          for p in state.all_model_checkpoint_paths]
+
+
+def _step_of(index_file):
+  return int(index_file.split("-")[1].split(".")[0])
+
+
+@pytest.mark.slow
+def test_kill_9_during_training_and_saving_loses_at_most_one_interval(
+    tmp_path, engine):
+  # Every kill leaves a whole newest checkpoint no older than the one before
+  # it (a save is every step: at most one interval is lost) and at most
+  # keep_checkpoint_max checkpoints in the kept list; the last run ends at
+  # the target. A kill between the state file's update and the deletion of
+  # the oldest checkpoint leaves that one outside the list, whole, and it is
+  # not deleted later (as with the Estimator): at most one per kill.
+  keep, max_steps, kills = 3, 150, 8
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+  command = [sys.executable, "-m", "tests.checkpoint_kill_program",
+             str(tmp_path), str(max_steps), str(keep)]
+  rng = random.Random(0)
+  last = -1
+  for _ in range(kills):
+    process = subprocess.Popen(command, cwd=root, env=env,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while _saved_step(tmp_path) <= last + 1 and time.time() < deadline:
+      assert process.poll() is None, "training ended before it was killed"
+      time.sleep(0.05)
+    time.sleep(rng.uniform(0.0, 0.2))
+    process.kill()
+    process.wait()
+    step = _saved_step(tmp_path)
+    assert step >= last
+    assert len(_kept(tmp_path)) <= keep
+    # Outside the list: older than it (rotation cut short) or newer than it
+    # (saved, not yet recorded; the resumed run saves that step again).
+    kept_steps = [_step_of(name) for name in _kept(tmp_path)]
+    outside = set(_index_files(tmp_path)) - set(_kept(tmp_path))
+    assert all(not min(kept_steps) <= _step_of(name) <= max(kept_steps)
+               for name in outside), (outside, kept_steps)
+    last = step
+  finished = subprocess.run(command, cwd=root, env=env, capture_output=True,
+                            text=True, timeout=300, check=False)
+  assert finished.returncode == 0, finished.stderr[-3000:]
+  assert _saved_step(tmp_path) == max_steps
+  assert len(_kept(tmp_path)) == keep
+  assert len(_index_files(tmp_path)) <= keep + kills
+  assert not [f for f in os.listdir(tmp_path)
+              if "tempstate" in f or "_temp" in f or ".tmp" in f]

@@ -152,8 +152,8 @@ class CheckpointWriter:
             config.save_checkpoints_steps or
             config.save_checkpoints_secs) else None
     self._saver = _saver(setup, variables)
-    if self._enabled:  # As TF1's session manager: keep_checkpoint_max holds
-      checkpoint_files.recover_kept(self._saver, self._model_dir)  # across runs.
+    if self._enabled:  # keep_checkpoint_max across runs, as in TF1.
+      checkpoint_files.recover_kept(self._saver, self._model_dir)
     self._global_step = global_step
     self._listeners = list(listeners)
     self._graph_def = graph.as_graph_def(add_shapes=True)
