@@ -17,7 +17,7 @@ from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
-from estimator_compat.input_adapter import _ALLOWED
+from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
@@ -25,7 +25,8 @@ from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 def make_dataset(setup: ModelSetup, input_fn, mode: str,
                  input_context=None) -> tf.data.Dataset:
   """Calls input_fn eagerly; returns a Dataset of its batches."""
-  result = invoke_input_fn(setup, input_fn, mode, input_context)
+  result = python_values_as_tensors(
+      invoke_input_fn(setup, input_fn, mode, input_context))
   if isinstance(result, tf.data.Dataset):
     return result
   if isinstance(result, (tuple, list)) and len(result) == 2:
