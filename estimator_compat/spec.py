@@ -65,7 +65,10 @@ def _check_train_op(train_op: Any, mode: str) -> Any:
         "return optimizer.minimize(...) or tf.group(...) as train_op.")
   if isinstance(train_op, tf.Variable) and not tf.executing_eagerly():
     # An assign_add result or a variable: run the op that produced it.
-    op = getattr(train_op, "op", None) if _graph_of(train_op) else None
+    try:
+      op = train_op.op  # Eager variables (function engine) have none.
+    except (AttributeError, RuntimeError, ValueError):
+      op = None
     train_op = op if op is not None else train_op
   _check_graph(train_op, "train_op", _name_of(train_op))
   return train_op

@@ -179,3 +179,18 @@ def test_defaults_filled(graph):
   assert spec.eval_metric_ops == {}
   assert isinstance(spec.scaffold, tf.compat.v1.train.Scaffold)
   assert spec.training_hooks == ()
+
+
+def test_assign_add_train_op_trains_on_both_engines(tmp_path, engine):
+  del engine
+
+  def model_fn(features, labels, mode):
+    del labels
+    step = tf.compat.v1.train.get_global_step()
+    loss = tf.reduce_sum(features["x"]) * 0.0 + 1.0
+    return tfe.EstimatorSpec(mode, loss=loss,
+                             train_op=tf.compat.v1.assign_add(step, 1))
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(lambda: ({"x": [[1.0], [2.0]]}, None), steps=3)
+  assert est.get_variable_value("global_step") == 3  # As the Estimator.
