@@ -294,8 +294,10 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
         current - last_log[1] >= config.log_step_count_steps):
       now = time.time()
       rate = (current - last_log[1]) / max(now - last_log[0], 1e-9)
-      logging.info("loss = %s, step = %d (%.1f steps/sec)", last_loss,
-                   current, rate)
+      # The Estimator's StepCounterHook and LoggingTensorHook lines.
+      logging.info("global_step/sec: %g", rate)
+      logging.info("loss = %s, step = %d (%.3f sec)", last_loss, current,
+                   now - last_log[0])
       if summaries is not None:
         summaries.scalar("global_step/sec", rate, current)
       last_log = (now, current)
