@@ -3,7 +3,6 @@
 from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 
 from estimator_compat import checkpoints
 from estimator_compat import strategies
@@ -20,6 +19,7 @@ from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+from estimator_compat import tf_logging as logging
 
 
 def make_dataset(setup: ModelSetup, input_fn, mode: str,

@@ -21,7 +21,6 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
 from estimator_compat import checkpoints
@@ -37,6 +36,7 @@ from estimator_compat.fn_args import fn_args
 from estimator_compat.hooks import StopAtStepHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+from estimator_compat import tf_logging as logging
 
 _PS_HOOK_FIX = (
     "On parameter-server training, steps run remotely and asynchronously, so "
