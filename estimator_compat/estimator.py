@@ -12,7 +12,6 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
@@ -28,6 +27,7 @@ from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
 from estimator_compat.run_config import RunConfig, default_session_config
+from estimator_compat import tf_logging as logging
 
 
 def _check_hooks(hooks: Optional[Sequence[Any]], where: str) -> List[Any]:

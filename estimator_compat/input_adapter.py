@@ -45,6 +45,41 @@ def _as_tensor_tree(value: Any, where: str) -> Any:
       "input with tf.data or tf.compat.v1.estimator.inputs.numpy_input_fn.")
 
 
+_PYTHON_VALUES = (list, int, float, bool, str, bytes, np.ndarray, np.generic)
+
+
+def _value_as_tensor(value: Any, where: str) -> Any:
+  if isinstance(value, dict):
+    return {key: _value_as_tensor(leaf, f"{where}[{key!r}]")
+            for key, leaf in value.items()}
+  if not isinstance(value, _PYTHON_VALUES):
+    return value
+  try:
+    return tf.convert_to_tensor(value)
+  except (TypeError, ValueError) as e:
+    raise TypeError(
+        f"input_fn returned {where} {str(value)[:60]!r}, which cannot be a "
+        f"tensor: {e} Fix: give every row the same length and one type, or "
+        "build the input with tf.data.") from None
+
+
+def python_values_as_tensors(result: Any) -> Any:
+  """An input_fn result with its Python and numpy values made tensors.
+
+  Lists, numbers, strings and numpy arrays become tensors where they are
+  features or labels: the two items of a (features, labels) pair (a tuple,
+  or a list of two as the Estimator read it) and the values of a features
+  or labels dict. Anything else (a Dataset, tensors, a bare string or number
+  returned alone, which is rejected later) is returned unchanged.
+  """
+  if isinstance(result, (tuple, list)) and len(result) == 2:
+    return (_value_as_tensor(result[0], "features"),
+            _value_as_tensor(result[1], "labels"))
+  if isinstance(result, dict):
+    return _value_as_tensor(result, "features")
+  return result
+
+
 def split_input(result: Any, where: str = "input_fn"
                ) -> Tuple[Any, Any, List[SessionRunHook]]:
   """Returns (features, labels, hooks) from an input_fn result (graph mode).
@@ -57,6 +92,7 @@ def split_input(result: Any, where: str = "input_fn"
     iterator = tf.compat.v1.data.make_initializable_iterator(result)
     hooks.append(_IteratorInitializerHook(iterator))
     result = iterator.get_next()
+  result = python_values_as_tensors(result)
   if isinstance(result, (tuple, list)):
     if len(result) != 2:
       raise TypeError(

@@ -15,6 +15,7 @@ once per process (collective and coordinator state is per process).
 from typing import Any, Dict, List, Optional
 
 import tensorflow as tf
+
 from estimator_compat import tf_logging as logging
 
 NAMES = ("default", "one_device", "mirrored", "multi_worker_mirrored",

@@ -17,6 +17,11 @@ class TaskType:
 
 
 def tf_config_from_env() -> dict:
+  """The TF_CONFIG environment variable as a dict ({} when unset).
+
+  Raises:
+    ValueError: it is not a JSON object.
+  """
   raw = os.environ.get("TF_CONFIG", "")
   if not raw.strip():
     return {}

@@ -38,7 +38,7 @@ def test_non_scalar_loss(tmp_path):
     return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
   est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
-  with pytest.raises(ValueError, match=r"loss must be a scalar.*shape \(None,\)"
+  with pytest.raises(ValueError, match=r"Loss must be scalar.*shape \(None,\)"
                      r".*Fix: reduce it"):
     est.train(models.input_fn(), steps=2)
   _assert_nothing_written(tmp_path)
@@ -86,8 +86,8 @@ def test_task_index_out_of_range(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("missing,message", [
-    ("train_op", "missing `train_op`"),
-    ("loss", "missing `loss`"),
+    ("train_op", "Missing train_op"),
+    ("loss", "Missing loss"),
 ])
 def test_train_spec_missing_field(tmp_path, missing, message):
   est = models.estimator(tmp_path, model_fn=_spec_fn(**{missing: True}))
@@ -107,7 +107,7 @@ def test_predict_spec_missing_predictions(tmp_path):
                              else None)
 
   broken = models.estimator(tmp_path, model_fn=model_fn)
-  with pytest.raises(ValueError, match="missing `predictions`.*Fix"):
+  with pytest.raises(ValueError, match="Missing predictions.*Fix"):
     list(broken.predict(models.input_fn(num_epochs=1, labels=False)))
   assert models.checkpoint_files(str(tmp_path)) == before
 

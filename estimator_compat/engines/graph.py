@@ -10,7 +10,6 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
@@ -26,6 +25,7 @@ from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import (ModelSetup, call_input_fn,
                                             call_model_fn)
 from estimator_compat.spec import EstimatorSpec
+from estimator_compat import tf_logging as logging
 
 _v1 = tf.compat.v1
 

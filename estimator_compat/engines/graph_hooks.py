@@ -1,11 +1,11 @@
 """Hooks the graph engine adds itself (beyond the standard ones)."""
 
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
 from estimator_compat.hooks import SessionRunArgs, SessionRunHook
+from estimator_compat import tf_logging as logging
 
 
 GUARD_WARNING = (

@@ -13,13 +13,13 @@ import re
 from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
 from estimator_compat.model_fn_call import ModelSetup
+from estimator_compat import tf_logging as logging
 
 
 class _SkipEagerSaverWarning(logging_lib.Filter):

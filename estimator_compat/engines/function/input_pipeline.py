@@ -14,7 +14,7 @@ from typing import Optional
 import tensorflow as tf
 
 from estimator_compat.engines.function import graph_input
-from estimator_compat.input_adapter import _ALLOWED
+from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 
@@ -49,7 +49,8 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   where = getattr(input_fn, "__name__", "input_fn")
 
   def call():
-    return invoke_input_fn(setup, input_fn, mode, input_context)
+    return python_values_as_tensors(
+        invoke_input_fn(setup, input_fn, mode, input_context))
 
   try:
     result = call()

@@ -3,7 +3,6 @@
 from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 
 from estimator_compat import checkpoints
 from estimator_compat import strategies

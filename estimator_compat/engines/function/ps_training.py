@@ -21,7 +21,6 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
-from estimator_compat import tf_logging as logging
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
 from estimator_compat import checkpoints
@@ -39,6 +38,7 @@ from estimator_compat.fn_args import fn_args
 from estimator_compat.hooks import StopAtStepHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+from estimator_compat import tf_logging as logging
 
 _PS_HOOK_FIX = (
     "On parameter-server training, steps run remotely and asynchronously, so "
@@ -301,8 +301,10 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
         current - last_log[1] >= config.log_step_count_steps):
       now = time.time()
       rate = (current - last_log[1]) / max(now - last_log[0], 1e-9)
-      logging.info("loss = %s, step = %d (%.1f steps/sec)", last_loss,
-                   current, rate)
+      # The Estimator's StepCounterHook and LoggingTensorHook lines.
+      logging.info("global_step/sec: %g", rate)
+      logging.info("loss = %s, step = %d (%.3f sec)", last_loss, current,
+                   now - last_log[0])
       if summaries is not None:
         summaries.scalar("global_step/sec", rate, current)
       last_log = (now, current)
