@@ -256,3 +256,28 @@ def test_nested_eval_metric_values(tmp_path, engine):
   est.train(input_fn(), steps=1)
   (two, one), three = est.evaluate(input_fn(), steps=1)["nested"]
   assert (two, one, three) == (2.0, 1, 3.0), engine
+
+
+class _CountingHook(tf.compat.v1.train.SessionRunHook):
+  """Fetches an assign_add it made in begin() (an unread variable)."""
+
+  def __init__(self):
+    self.counts = []
+
+  def begin(self):
+    counter = tf.compat.v1.get_variable(
+        "hook_counter", [], tf.int64, initializer=tf.zeros_initializer(),
+        trainable=False)
+    self._increment = tf.compat.v1.assign_add(counter, 1)
+
+  def before_run(self, run_context):
+    return tf.compat.v1.train.SessionRunArgs({"count": self._increment})
+
+  def after_run(self, run_context, run_values):
+    self.counts.append(int(run_values.results["count"]))
+
+
+def test_hook_fetches_an_unread_variable_it_made(tmp_path, engine):
+  hook = _CountingHook()
+  estimator(tmp_path).train(input_fn(), steps=3, hooks=[hook])
+  assert hook.counts == [1, 2, 3], engine
