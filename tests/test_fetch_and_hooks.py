@@ -281,3 +281,18 @@ def test_hook_fetches_an_unread_variable_it_made(tmp_path, engine):
   hook = _CountingHook()
   estimator(tmp_path).train(input_fn(), steps=3, hooks=[hook])
   assert hook.counts == [1, 2, 3], engine
+
+
+@pytest.mark.parametrize("name,quoted", [("loss", '"loss"'),
+                                         ("global_step", "`global_step`")])
+def test_metric_names_the_estimator_reserves(tmp_path, engine, name, quoted):
+  def model_fn(features, labels, mode):
+    spec = keras_metric_model_fn(features, labels, mode)
+    return spec._replace(eval_metric_ops={name: spec.eval_metric_ops["mean"]})
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(input_fn(), steps=1)
+  with pytest.raises(ValueError, match=f"Metric with name {quoted} is not "
+                     "allowed, because Estimator already defines"):
+    est.evaluate(input_fn(repeat=False))
+  del engine
