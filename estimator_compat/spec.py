@@ -5,6 +5,7 @@ from typing import Any, Mapping, Optional
 
 import tensorflow as tf
 
+from estimator_compat import keras_metrics
 from estimator_compat.mode_keys import ModeKeys
 
 _SessionRunHook = tf.compat.v1.train.SessionRunHook
@@ -54,6 +55,8 @@ def _check_metrics(eval_metric_ops: Optional[Mapping[str, Any]]) -> dict:
     if not isinstance(name, str):
       raise TypeError(f"eval_metric_ops keys must be strings, got {name!r}.")
     if isinstance(value, tf.keras.metrics.Metric):
+      # As the Estimator: a (value, update op) pair from here on.
+      metrics[name] = keras_metrics.value_and_update(name, value)
       continue
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
       raise TypeError(

@@ -296,3 +296,21 @@ def test_metric_names_the_estimator_reserves(tmp_path, engine, name, quoted):
                      "allowed, because Estimator already defines"):
     est.evaluate(input_fn(repeat=False))
   del engine
+
+
+def test_estimator_spec_takes_a_keras_metric_as_the_estimator_did():
+  with tf.Graph().as_default():
+    mean = tf.keras.metrics.Mean()
+    mean.update_state(tf.constant(1.0))
+    spec = tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                             eval_metric_ops={"mean": mean})
+    value, update = spec.eval_metric_ops["mean"]
+    assert isinstance(update, tf.Operation) and tf.is_tensor(value)
+    for key in (tf.compat.v1.GraphKeys.LOCAL_VARIABLES,
+                tf.compat.v1.GraphKeys.METRIC_VARIABLES):
+      collection = tf.compat.v1.get_collection(key)
+      assert all(any(v is c for c in collection) for v in mean.variables)
+  with tf.Graph().as_default():
+    with pytest.raises(ValueError, match=r"call update_state\(...\)"):
+      tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                        eval_metric_ops={"mean": tf.keras.metrics.Mean()})
