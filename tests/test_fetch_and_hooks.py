@@ -314,3 +314,15 @@ def test_estimator_spec_takes_a_keras_metric_as_the_estimator_did():
     with pytest.raises(ValueError, match=r"call update_state\(...\)"):
       tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
                         eval_metric_ops={"mean": tf.keras.metrics.Mean()})
+
+
+def test_one_logging_hook_by_names_serves_two_train_calls(tmp_path, engine):
+  logged = []
+  hook = tf.compat.v1.train.LoggingTensorHook(
+      {"step": "global_step:0", "double": "double_w:0"}, every_n_iter=1,
+      formatter=lambda values: logged.append(values) or "")
+  est = estimator(tmp_path)
+  est.train(input_fn(), steps=2, hooks=[hook])
+  est.train(input_fn(), steps=2, hooks=[hook])
+  assert len(logged) == 4, engine
+  assert logged[-1]["double"].shape == (1,)
