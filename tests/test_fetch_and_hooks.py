@@ -170,6 +170,15 @@ def test_hook_session_run_takes_any_fetch_structure(tmp_path, engine):
   np.testing.assert_array_equal(last["pair"].w[0], [2.0])
   np.testing.assert_array_equal(last["pair"].w[1], [4.0])
   assert last["ops"] == (None, None), engine
+  # The same in evaluate() and predict().
+  est = estimator(tmp_path)
+  for run in (lambda h: est.evaluate(input_fn(), steps=1, hooks=[h]),
+              lambda h: next(est.predict(input_fn(), hooks=[h],
+                                         yield_single_examples=False))):
+    hook = _SessionRunHook()
+    run(hook)
+    assert hook.values[-1]["pair"].step == 2
+    np.testing.assert_array_equal(hook.values[-1]["pair"].w[1], [4.0])
 
 
 def test_hook_session_run_of_input_tensors_fails_clearly(tmp_path):
