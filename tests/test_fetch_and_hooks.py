@@ -1,4 +1,4 @@
-"""What a step and a hook can fetch, hooks' graph, Keras metrics, no checkpoints.
+"""Fetches of steps and hooks, hooks' graph, Keras metrics, no checkpoints.
 
 Expected values were checked against the real Estimator (TF 2.15.1).
 """
@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, UnsupportedOnFunctionEngine)
 from tests import models
@@ -241,7 +242,6 @@ def test_training_without_checkpoints_writes_none(tmp_path, engine):
 
 def test_parameter_server_hooks_run_in_their_graph():
   """The PS loop's hooks (a plain graph as default) still read the step."""
-  from estimator_compat.engines.function import ps_training  # pylint: disable=g-import-not-at-top
   global_step = tf.Variable(0, dtype=tf.int64, name="global_step")
   hook = _GraphRecorder()
   hooks = ps_training._Hooks(  # pylint: disable=protected-access
