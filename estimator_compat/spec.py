@@ -12,6 +12,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.saved_model.model_utils import export_utils
 
+from estimator_compat import keras_metrics
 from estimator_compat.mode_keys import ModeKeys
 
 _SessionRunHook = tf.compat.v1.train.SessionRunHook
@@ -165,6 +166,8 @@ def _check_metrics(eval_metric_ops: Optional[Mapping[str, Any]]) -> dict:
         "return {'name': tf.compat.v1.metrics.mean(values)}.")
   for key, value in eval_metric_ops.items():
     if isinstance(value, tf.keras.metrics.Metric):
+      # As the Estimator: a (value, update op) pair from here on.
+      metrics[name] = keras_metrics.value_and_update(name, value)
       continue
     if not isinstance(value, tuple) or len(value) != 2:
       raise TypeError(

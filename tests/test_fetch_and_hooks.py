@@ -1,4 +1,4 @@
-"""What a step and a hook can fetch, hooks' graph, Keras metrics, no checkpoints.
+"""Fetches of steps and hooks, hooks' graph, Keras metrics, no checkpoints.
 
 Expected values were checked against the real Estimator (TF 2.15.1).
 """
@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, UnsupportedOnFunctionEngine)
 from tests import models
@@ -170,6 +171,15 @@ def test_hook_session_run_takes_any_fetch_structure(tmp_path, engine):
   np.testing.assert_array_equal(last["pair"].w[0], [2.0])
   np.testing.assert_array_equal(last["pair"].w[1], [4.0])
   assert last["ops"] == (None, None), engine
+  # The same in evaluate() and predict().
+  est = estimator(tmp_path)
+  for run in (lambda h: est.evaluate(input_fn(), steps=1, hooks=[h]),
+              lambda h: next(est.predict(input_fn(), hooks=[h],
+                                         yield_single_examples=False))):
+    hook = _SessionRunHook()
+    run(hook)
+    assert hook.values[-1]["pair"].step == 2
+    np.testing.assert_array_equal(hook.values[-1]["pair"].w[1], [4.0])
 
 
 def test_hook_session_run_of_input_tensors_fails_clearly(tmp_path):
@@ -232,7 +242,6 @@ def test_training_without_checkpoints_writes_none(tmp_path, engine):
 
 def test_parameter_server_hooks_run_in_their_graph():
   """The PS loop's hooks (a plain graph as default) still read the step."""
-  from estimator_compat.engines.function import ps_training  # pylint: disable=g-import-not-at-top
   global_step = tf.Variable(0, dtype=tf.int64, name="global_step")
   hook = _GraphRecorder()
   hooks = ps_training._Hooks(  # pylint: disable=protected-access
@@ -256,3 +265,73 @@ def test_nested_eval_metric_values(tmp_path, engine):
   est.train(input_fn(), steps=1)
   (two, one), three = est.evaluate(input_fn(), steps=1)["nested"]
   assert (two, one, three) == (2.0, 1, 3.0), engine
+
+
+class _CountingHook(tf.compat.v1.train.SessionRunHook):
+  """Fetches an assign_add it made in begin() (an unread variable)."""
+
+  def __init__(self):
+    self.counts = []
+
+  def begin(self):
+    counter = tf.compat.v1.get_variable(
+        "hook_counter", [], tf.int64, initializer=tf.zeros_initializer(),
+        trainable=False)
+    self._increment = tf.compat.v1.assign_add(counter, 1)
+
+  def before_run(self, run_context):
+    return tf.compat.v1.train.SessionRunArgs({"count": self._increment})
+
+  def after_run(self, run_context, run_values):
+    self.counts.append(int(run_values.results["count"]))
+
+
+def test_hook_fetches_an_unread_variable_it_made(tmp_path, engine):
+  hook = _CountingHook()
+  estimator(tmp_path).train(input_fn(), steps=3, hooks=[hook])
+  assert hook.counts == [1, 2, 3], engine
+
+
+@pytest.mark.parametrize("name,quoted", [("loss", '"loss"'),
+                                         ("global_step", "`global_step`")])
+def test_metric_names_the_estimator_reserves(tmp_path, engine, name, quoted):
+  def model_fn(features, labels, mode):
+    spec = keras_metric_model_fn(features, labels, mode)
+    return spec._replace(eval_metric_ops={name: spec.eval_metric_ops["mean"]})
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(input_fn(), steps=1)
+  with pytest.raises(ValueError, match=f"Metric with name {quoted} is not "
+                     "allowed, because Estimator already defines"):
+    est.evaluate(input_fn(repeat=False))
+  del engine
+
+
+def test_estimator_spec_takes_a_keras_metric_as_the_estimator_did():
+  with tf.Graph().as_default():
+    mean = tf.keras.metrics.Mean()
+    mean.update_state(tf.constant(1.0))
+    spec = tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                             eval_metric_ops={"mean": mean})
+    value, update = spec.eval_metric_ops["mean"]
+    assert isinstance(update, tf.Operation) and tf.is_tensor(value)
+    for key in (tf.compat.v1.GraphKeys.LOCAL_VARIABLES,
+                tf.compat.v1.GraphKeys.METRIC_VARIABLES):
+      collection = tf.compat.v1.get_collection(key)
+      assert all(any(v is c for c in collection) for v in mean.variables)
+  with tf.Graph().as_default():
+    with pytest.raises(ValueError, match=r"call update_state\(...\)"):
+      tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                        eval_metric_ops={"mean": tf.keras.metrics.Mean()})
+
+
+def test_one_logging_hook_by_names_serves_two_train_calls(tmp_path, engine):
+  logged = []
+  hook = tf.compat.v1.train.LoggingTensorHook(
+      {"step": "global_step:0", "double": "double_w:0"}, every_n_iter=1,
+      formatter=lambda values: logged.append(values) or "")
+  est = estimator(tmp_path)
+  est.train(input_fn(), steps=2, hooks=[hook])
+  est.train(input_fn(), steps=2, hooks=[hook])
+  assert len(logged) == 4, engine
+  assert logged[-1]["double"].shape == (1,)

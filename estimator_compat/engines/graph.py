@@ -155,10 +155,13 @@ def metric_ops(spec: EstimatorSpec, loss_weight=None):
   `loss_weight` weighs this batch's loss in the mean (0 for the empty batch
   a replica gets when the input ends unevenly under a strategy).
   """
-  if "loss" in spec.eval_metric_ops:
-    raise ValueError(
-        "eval_metric_ops may not define 'loss': the Estimator reports the mean "
-        "loss under that name. Fix: rename the metric.")
+  # The Estimator's wording, quotes included.
+  for reserved in ('"loss"', "`global_step`"):
+    if reserved[1:-1] in spec.eval_metric_ops:
+      raise ValueError(
+          f"Metric with name {reserved} is not allowed, because Estimator "
+          "already defines a default metric with the same name. Fix: rename "
+          "the metric.")
   values, updates = {}, []
   for name, metric in spec.eval_metric_ops.items():
     if isinstance(metric, tf.keras.metrics.Metric):

@@ -137,29 +137,41 @@ class HookRunner:
               "engine saves checkpoints itself; pass saving_listeners to "
               "train() instead of a CheckpointSaverHook). "
               f"{GRAPH_ENGINE_FIX}")
-        if isinstance(hook, _train.LoggingTensorHook):
-          self._bind_variables(hook)
-        hook.begin()
+        bound = (self._bind_variables(hook)
+                 if isinstance(hook, _train.LoggingTensorHook) else None)
+        if bound is None:
+          hook.begin()
+          continue
+        # Only for begin(), which resolves them: the hook keeps what it was
+        # given for the next call (and its graph).
+        given, hook._tensors = hook._tensors, bound  # pylint: disable=protected-access
+        try:
+          hook.begin()
+        finally:
+          hook._tensors = given  # pylint: disable=protected-access
 
   def _variable_named(self, name: str) -> Optional[tf.Variable]:
     if self._variables_by_name is None:
       self._variables_by_name = graph_variables(self.graph)
     return self._variables_by_name.get(name)
 
-  def _bind_variables(self, hook: Any) -> None:
-    """Gives a LoggingTensorHook graph stand-ins for eagerly held variables.
+  def _bind_variables(self, hook: Any) -> Optional[Dict[str, Any]]:
+    """A LoggingTensorHook's tensors with graph stand-ins for variables.
 
     Its begin() accepts only elements of the default graph, given as objects
-    or names; in a TF1 graph, variables were such elements.
+    or names; in a TF1 graph, variables were such elements. None when it
+    names no eagerly held variable.
     """
     tensors = getattr(hook, "_tensors", None)
     if not isinstance(tensors, dict):
-      return
-    for tag, item in list(tensors.items()):
+      return None
+    bound = dict(tensors)
+    for tag, item in tensors.items():
       variable = (self._variable_named(item) if isinstance(item, str)
                   else item)
       if is_eager_variable(variable):
-        tensors[tag] = GraphVariable(variable, self.graph)
+        bound[tag] = GraphVariable(variable, self.graph)
+    return bound if any(bound[t] is not tensors[t] for t in tensors) else None
 
   def _fetch_key(self, item: Any, hook: Any) -> str:
     """The step fetch key of one leaf of a hook's SessionRunArgs."""
