@@ -164,10 +164,11 @@ def _check_metrics(eval_metric_ops: Optional[Mapping[str, Any]]) -> dict:
     raise TypeError(
         f"eval_metric_ops must be a dict, given: {eval_metric_ops}. Fix: "
         "return {'name': tf.compat.v1.metrics.mean(values)}.")
-  for key, value in eval_metric_ops.items():
+  metrics = dict(eval_metric_ops)
+  for key, value in metrics.items():
     if isinstance(value, tf.keras.metrics.Metric):
       # As the Estimator: a (value, update op) pair from here on.
-      metrics[name] = keras_metrics.value_and_update(name, value)
+      metrics[key] = keras_metrics.value_and_update(key, value)
       continue
     if not isinstance(value, tuple) or len(value) != 2:
       raise TypeError(
@@ -176,7 +177,7 @@ def _check_metrics(eval_metric_ops: Optional[Mapping[str, Any]]) -> dict:
           "tf.compat.v1.metrics function returns, or a tf.keras Metric.")
     for item in tf.nest.flatten(value):
       _check_graph(item, "eval_metric_ops", f"{key}: {_name_of(item)}")
-  return dict(eval_metric_ops)
+  return metrics
 
 
 def _check_scaffold(scaffold: Any) -> tf.compat.v1.train.Scaffold:

@@ -49,9 +49,14 @@ def counting_model_fn(features, labels, mode, params):
                         tf.compat.v1.assign_add(w, [1.0]))
   else:  # A bare variable: what the Estimator took as its `.op`.
     train_op = w
+  # A variable prediction needs explicit export_outputs: the default
+  # PredictOutput takes Tensors only (as the Estimator's did).
+  export_outputs = {"serving_default": tfe.export.PredictOutput(
+      {"x": features["x"]})}
   return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
                            predictions=predictions, eval_metric_ops=metrics,
-                           training_hooks=params.get("hooks", ()))
+                           training_hooks=params.get("hooks", ()),
+                           export_outputs=export_outputs)
 
 
 def estimator(tmp_path, **params):
