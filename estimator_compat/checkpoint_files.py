@@ -26,12 +26,14 @@ _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
 # Leftovers of an unfinished save, by what writes them: TensorFlow's bundle
 # writer (`<file>.tempstate<random>`, renamed when done), its atomic text
-# writer (`checkpoint.tmp<uuid>`, `graph.pbtxt.tmp<uuid>`), and the sharded
-# Saver (`<prefix>_temp/` holding `part-*` files, merged and removed when
+# writer (`checkpoint.tmp<uuid>`, `graph.pbtxt.tmp<uuid>`, and
+# `model.ckpt-N.meta.tmp<uuid>` of a meta graph a full disk cut short), and
+# the sharded Saver (`<prefix>_temp/` holding `part-*` files, merged and removed when
 # done).
 _TEMPSTATE = re.compile(
     r"^.+\.(index|data-\d{5}-of-\d{5})\.tempstate\d+$")
-_STATE_TMP = re.compile(r"^(checkpoint|graph\.pbtxt)\.tmp[0-9a-f]{32}$")
+_STATE_TMP = re.compile(
+    r"^(checkpoint|graph\.pbtxt|.+-\d+\.meta)\.tmp[0-9a-f]{32}$")
 _TEMP_DIR = re.compile(r"^.+-\d+_temp(_[0-9a-f]{32})?$")
 _TEMP_PART = re.compile(
     r"^part-\d{5}-of-\d{5}(\.index|\.data-\d{5}-of-\d{5})(\.tempstate\d+)?$")
