@@ -28,8 +28,8 @@ _STEP = re.compile(r"-(\d+)$")
 # writer (`<file>.tempstate<random>`, renamed when done), its atomic text
 # writer (`checkpoint.tmp<uuid>`, `graph.pbtxt.tmp<uuid>`, and
 # `model.ckpt-N.meta.tmp<uuid>` of a meta graph a full disk cut short), and
-# the sharded Saver (`<prefix>_temp/` holding `part-*` files, merged and removed when
-# done).
+# the sharded Saver (`<prefix>_temp/` holding `part-*` files, merged and
+# removed when done).
 _TEMPSTATE = re.compile(
     r"^.+\.(index|data-\d{5}-of-\d{5})\.tempstate\d+$")
 _STATE_TMP = re.compile(
