@@ -116,8 +116,9 @@ def test_a_strategy_the_graph_engine_cannot_run_is_a_clear_error(tmp_path):
                      train_distribute=tf.distribute.OneDeviceStrategy(
                          "/cpu:0"))
   with pytest.raises(UnsupportedOnFunctionEngine,
-                     match=r"Scaffold.init_fn needs a TF1 Session.*also sets "
-                     r"a strategy \(train_distribute\).*Fix"):
+                     match=r"Scaffold.init_fn needs a TF1 Session.*but the "
+                     r"graph engine runs a strategy \(train_distribute\) "
+                     r"only in TF1 mode.*Fix"):
     est.train(sm.input_fn, steps=2)
   assert not list(tmp_path.iterdir())
 
@@ -140,13 +141,13 @@ def test_parameter_server_step_refuses_during_its_trace(tmp_path):
   assert step_fn.spec is None  # Nothing kept from the failed trace.
 
 
-def _tf1_mode_program(engine):
+def _tf1_mode_program(engine, strategy="none"):
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
   env.pop("ESTIMATOR_COMPAT_ENGINE", None)
   result = subprocess.run(
       [sys.executable, os.path.join(root, "tests", "tf1_mode_program.py"),
-       engine], capture_output=True, text=True, env=env, timeout=300,
+       engine, strategy], capture_output=True, text=True, env=env, timeout=300,
       check=False)
   assert result.returncode == 0, result.stderr[-3000:]
   return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
@@ -173,3 +174,23 @@ def test_tf1_mode_program_on_the_chosen_function_engine_is_a_clear_error():
   assert out["error"] == "NeedsGraphEngine"
   assert out["message"].startswith("Eager execution is disabled")
   assert "RunConfig(engine='graph')" in out["message"]
+
+
+@pytest.mark.parametrize("strategy", ["mirrored", "mirrored_v1"])
+def test_tf1_mode_program_trains_under_mirrored_strategy(strategy):
+  """TF1 mode + train_distribute: the graph engine runs the strategy."""
+  out, _ = _tf1_mode_program("default", strategy)
+  # The real Estimator (TF 2.15.1), TF1 mode, the same strategy and devices:
+  # 16 rows, 2 per replica on 2 replicas: 4 steps.
+  assert out["global_step"] == 4
+  np.testing.assert_allclose(
+      out["kernel"], [[0.92222, 1.09046, 0.98732], [0.92154, 1.09275, 0.98571],
+                      [0.92086, 1.09504, 0.98411]], atol=1e-5)
+  assert out["eval"]["acc"] == 0.375
+  assert abs(out["eval"]["loss"] - 1.22845) < 1e-5
+
+
+def test_tf1_mode_eval_distribute_is_a_clear_error():
+  out, _ = _tf1_mode_program("default", "eval_distribute")
+  assert out["error"] == "UnsupportedOnFunctionEngine"
+  assert "does not run eval_distribute" in out["message"]

@@ -5,6 +5,7 @@ This is the faithful path: the same machinery the legacy Estimator used
 TensorFlow 2.21 still ships it in tf.compat.v1.
 """
 
+import contextlib
 import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -16,6 +17,7 @@ from absl import logging
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
+from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -44,6 +46,9 @@ class _ModeGraph:
         labels = None
       with tf.device(setup.config.device_fn):
         self.spec = call_model_fn(setup, features, labels, mode)
+
+  def scope(self):
+    return contextlib.nullcontext()
 
 
 def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
@@ -106,9 +111,12 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         "function engine; the graph engine runs one step per session call. "
         "Fix: RunConfig(engine='function') (the default), or "
         "steps_per_loop=1.")
-  built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
+  if graph_distributed.wanted(setup.config):  # TF1 mode with a strategy.
+    built = graph_distributed.DistributedModeGraph(setup, input_fn)
+  else:
+    built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
   spec, config = built.spec, setup.config
-  with built.graph.as_default():
+  with built.graph.as_default(), built.scope():
     _v1.summary.scalar("loss", spec.loss)
     _restore_or_warm_start(setup,
                            checkpoints.latest_checkpoint(setup.model_dir))
