@@ -17,6 +17,7 @@ from absl import logging
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
+from estimator_compat import scaffold_savers
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
@@ -67,9 +68,16 @@ def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
           save_relative_paths=True))
 
 
-def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str]):
-  if checkpoint:
+def _check_fits(spec: EstimatorSpec, checkpoint: str) -> None:
+  """Checks variable names, unless the model's own saver restores them."""
+  if not scaffold_savers.has_custom_saver(spec.scaffold):
     checkpoints.check_fits(checkpoint, _v1.global_variables())
+
+
+def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str],
+                           spec: EstimatorSpec):
+  if checkpoint:
+    _check_fits(spec, checkpoint)
   elif setup.warm_start is not None:
     _v1.train.warm_start(*setup.warm_start)
 
@@ -119,7 +127,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
   with built.graph.as_default(), built.scope():
     _v1.summary.scalar("loss", spec.loss)
     _restore_or_warm_start(setup,
-                           checkpoints.latest_checkpoint(setup.model_dir))
+                           checkpoints.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)
     worker_hooks = [NanTensorHook(spec.loss)]
     if config.log_step_count_steps:  # None turns loss logging off.
@@ -212,7 +220,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
     values, update_op = metric_ops(spec)
     final = dict(values, global_step=built.global_step)
     if checkpoint_path:
-      checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+      _check_fits(spec, checkpoint_path)
     else:
       logging.info(
           "Could not find trained model in model_dir: %s, running "
@@ -279,7 +287,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
   spec, config = built.spec, setup.config
   with built.graph.as_default():
     predictions = _select_predictions(spec, predict_keys)
-    checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+    _check_fits(spec, checkpoint_path)
     creator = _v1.train.ChiefSessionCreator(
         scaffold=spec.scaffold,
         master=config.master,
