@@ -17,6 +17,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat import cluster
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import (
     NeedsGraphEngine, UnsupportedOnFunctionEngine)
@@ -194,3 +195,35 @@ def test_tf1_mode_eval_distribute_is_a_clear_error():
   out, _ = _tf1_mode_program("default", "eval_distribute")
   assert out["error"] == "UnsupportedOnFunctionEngine"
   assert "does not run eval_distribute" in out["message"]
+
+
+@pytest.mark.slow
+def test_tf1_mode_multi_worker_program_trains_as_the_estimator(tmp_path):
+  """TF1 mode + MultiWorkerMirroredStrategy on a chief and a worker."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  spec = cluster.loopback_cluster(workers=1)
+  processes = []
+  for task_type in ("chief", "worker"):
+    env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3",
+               TF_CONFIG=cluster.tf_config(spec, task_type, 0))
+    env.pop("ESTIMATOR_COMPAT_ENGINE", None)
+    processes.append(subprocess.Popen(
+        [sys.executable,
+         os.path.join(root, "tests", "tf1_multi_worker_program.py"),
+         str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env))
+  outputs = [p.communicate(timeout=300) for p in processes]
+  for process, (stdout, stderr) in zip(processes, outputs):
+    assert process.returncode == 0, stderr[-3000:]
+    out = json.loads(stdout.strip().splitlines()[-1])
+    # The real Estimator (TF 2.15.1), the same program and cluster: 16 rows
+    # sharded over 2 workers, 2 per replica: 4 steps; the non-chief's saves
+    # go to tmp_worker_0/.
+    assert out["global_step"] == 4
+    np.testing.assert_allclose(
+        out["kernel"], [[0.92222, 1.09046, 0.98732],
+                        [0.92154, 1.09275, 0.98571],
+                        [0.92086, 1.09504, 0.98411]], atol=1e-5)
+    assert {"model.ckpt-0.index", "model.ckpt-2.index", "model.ckpt-4.index",
+            "tmp_worker_0"} <= set(out["files"])
+  assert "on the graph engine" in outputs[0][1]

@@ -119,8 +119,22 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         "function engine; the graph engine runs one step per session call. "
         "Fix: RunConfig(engine='function') (the default), or "
         "steps_per_loop=1.")
-  if graph_distributed.wanted(setup.config):  # TF1 mode with a strategy.
-    built = graph_distributed.DistributedModeGraph(setup, input_fn)
+  if graph_distributed.wanted(setup.config) and (
+      graph_distributed.is_multi_worker(setup.config)):
+    return graph_distributed.on_workers(
+        setup, saving_listeners, lambda strategy: _train(
+            setup, input_fn, hooks, steps, max_steps, (), strategy))
+  return _train(setup, input_fn, hooks, steps, max_steps, saving_listeners)
+
+
+def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+           steps: Optional[int], max_steps: Optional[int],
+           saving_listeners: Sequence[Any],
+           strategy: Any = None) -> Optional[float]:
+  """train() in this process; `strategy`: a configured multi-worker one."""
+  if strategy is not None or graph_distributed.wanted(setup.config):
+    # TF1 mode with a strategy.
+    built = graph_distributed.DistributedModeGraph(setup, input_fn, strategy)
   else:
     built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
   spec, config = built.spec, setup.config
@@ -138,7 +152,12 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     if steps is not None or max_steps is not None:
       worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
     chief_hooks = list(spec.training_chief_hooks)
-    _saver_hook(setup, spec, chief_hooks, saving_listeners)
+    save_secs, save_steps = 0, None
+    if strategy is None:
+      _saver_hook(setup, spec, chief_hooks, saving_listeners)
+    else:  # As the Estimator: every worker saves (others to tmp_worker_N/).
+      save_secs = config.save_checkpoints_secs
+      save_steps = config.save_checkpoints_steps
     # chief_only_hooks run before MonitoredTrainingSession's own summary
     # hooks (as in the Estimator); the guard goes first of all, so that a
     # step it advances is the step the first summary is written at.
@@ -153,7 +172,8 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         scaffold=spec.scaffold,
         hooks=worker_hooks,
         chief_only_hooks=[guard] + chief_hooks if config.is_chief else None,
-        save_checkpoint_secs=0,
+        save_checkpoint_secs=save_secs,
+        save_checkpoint_steps=save_steps,
         save_summaries_steps=config.save_summary_steps,
         config=config.session_config,
         max_wait_secs=config.session_creation_timeout_secs,

@@ -19,6 +19,7 @@ from typing import Any, Dict, Optional
 import tensorflow as tf
 
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.distribute import distribute_coordinator as dc_lib
 from tensorflow.python.training import training_util
 
 from estimator_compat import strategies
@@ -30,6 +31,7 @@ from estimator_compat.spec import EstimatorSpec
 _v1 = tf.compat.v1
 _RUNS = ("MirroredStrategy", "MirroredStrategyV1", "OneDeviceStrategy",
          "OneDeviceStrategyV1")
+_MULTI_WORKER = ("MultiWorkerMirrored", "CollectiveAllReduce")
 
 
 def unsupported(config: Any) -> Optional[str]:
@@ -48,6 +50,11 @@ def unsupported(config: Any) -> Optional[str]:
     return (f"the graph engine does not run {fields[-1]} (it runs "
             "train_distribute=MirroredStrategy or OneDeviceStrategy)")
   name = type(config.train_distribute).__name__
+  if is_multi_worker(config):
+    if not config.is_distributed:
+      return (f"train_distribute={name} needs a TF_CONFIG cluster on the "
+              "graph engine")
+    return None
   if name not in _RUNS:
     return (f"the graph engine does not run train_distribute={name} (it runs "
             "MirroredStrategy and OneDeviceStrategy)")
@@ -70,11 +77,43 @@ def wanted(config: Any) -> bool:
   return True
 
 
+def is_multi_worker(config: Any) -> bool:
+  """Whether train_distribute is a multi-worker (collective) strategy."""
+  name = type(config.train_distribute).__name__
+  return any(part in name for part in _MULTI_WORKER)
+
+
+def on_workers(setup: ModelSetup, saving_listeners, train_fn) -> Any:
+  """Runs `train_fn(strategy)` as this TF_CONFIG task, as the Estimator did.
+
+  TensorFlow's distribute coordinator starts this task's standard server,
+  configures the TF1 collective strategy for it and runs train_fn with the
+  worker context that MonitoredTrainingSession reads (which task
+  initializes, saves and writes summaries).
+
+  Raises:
+    ValueError: saving_listeners, which the Estimator refused here too.
+  """
+  if saving_listeners:
+    raise ValueError(
+        "saving_listeners are not supported under a multi-worker strategy in "
+        "TF1 mode (the Estimator refused them too). Fix: drop them, or keep "
+        "eager execution on (the function engine runs them).")
+  session_config = _v1.ConfigProto()
+  session_config.CopyFrom(setup.config.session_config)
+  return dc_lib.run_distribute_coordinator(
+      train_fn, _v1_strategy(setup.config.train_distribute),
+      mode=dc_lib.CoordinatorMode.INDEPENDENT_WORKER,
+      session_config=session_config)
+
+
 def _v1_strategy(strategy: Any) -> Any:
-  """The TF1 form of a Mirrored / OneDevice strategy (itself if already)."""
+  """The TF1 form of a strategy (itself if already)."""
   name = type(strategy).__name__
   if name.endswith("V1"):
     return strategy
+  if any(part in name for part in _MULTI_WORKER):
+    return _v1.distribute.experimental.MultiWorkerMirroredStrategy()
   devices = list(strategy.extended.worker_devices)
   if name == "OneDeviceStrategy":
     return _v1.distribute.OneDeviceStrategy(devices[0])
@@ -94,8 +133,8 @@ class DistributedModeGraph:
   input_hooks, spec, and scope() (the strategy's, for the rest of the call).
   """
 
-  def __init__(self, setup: ModelSetup, input_fn):
-    self.strategy = _v1_strategy(setup.config.train_distribute)
+  def __init__(self, setup: ModelSetup, input_fn, strategy: Any = None):
+    self.strategy = strategy or _v1_strategy(setup.config.train_distribute)
     self.graph = tf.Graph()
     strategy = self.strategy
     with self.graph.as_default(), strategy.scope(), (
