@@ -248,7 +248,10 @@ def check(config: Any) -> None:
     ValueError: an unsupported strategy, or a strategy on the graph engine.
   """
   chosen = fields_set(config)
-  if chosen and config.engine == "graph":
+  # In TF1 mode the graph engine runs train_distribute (graph_distributed.py
+  # says which).
+  if chosen and config.engine == "graph" and (
+      tf.executing_eagerly() or chosen != ["train_distribute"]):
     raise ValueError(
         f"A strategy is set ({chosen[0]}) but the engine is 'graph', which "
         "runs TF1 sessions without tf.distribute. Fix: use the function "

@@ -17,6 +17,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat import cluster
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import (
     NeedsGraphEngine, UnsupportedOnFunctionEngine)
@@ -116,8 +117,9 @@ def test_a_strategy_the_graph_engine_cannot_run_is_a_clear_error(tmp_path):
                      train_distribute=tf.distribute.OneDeviceStrategy(
                          "/cpu:0"))
   with pytest.raises(UnsupportedOnFunctionEngine,
-                     match=r"Scaffold.init_fn needs a TF1 Session.*also sets "
-                     r"a strategy \(train_distribute\).*Fix"):
+                     match=r"Scaffold.init_fn needs a TF1 Session.*but the "
+                     r"graph engine runs a strategy \(train_distribute\) "
+                     r"only in TF1 mode.*Fix"):
     est.train(sm.input_fn, steps=2)
   assert not list(tmp_path.iterdir())
 
@@ -140,13 +142,13 @@ def test_parameter_server_step_refuses_during_its_trace(tmp_path):
   assert step_fn.spec is None  # Nothing kept from the failed trace.
 
 
-def _tf1_mode_program(engine):
+def _tf1_mode_program(engine, strategy="none"):
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
   env.pop("ESTIMATOR_COMPAT_ENGINE", None)
   result = subprocess.run(
       [sys.executable, os.path.join(root, "tests", "tf1_mode_program.py"),
-       engine], capture_output=True, text=True, env=env, timeout=300,
+       engine, strategy], capture_output=True, text=True, env=env, timeout=300,
       check=False)
   assert result.returncode == 0, result.stderr[-3000:]
   return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
@@ -173,3 +175,55 @@ def test_tf1_mode_program_on_the_chosen_function_engine_is_a_clear_error():
   assert out["error"] == "NeedsGraphEngine"
   assert out["message"].startswith("Eager execution is disabled")
   assert "RunConfig(engine='graph')" in out["message"]
+
+
+@pytest.mark.parametrize("strategy", ["mirrored", "mirrored_v1"])
+def test_tf1_mode_program_trains_under_mirrored_strategy(strategy):
+  """TF1 mode + train_distribute: the graph engine runs the strategy."""
+  out, _ = _tf1_mode_program("default", strategy)
+  # The real Estimator (TF 2.15.1), TF1 mode, the same strategy and devices:
+  # 16 rows, 2 per replica on 2 replicas: 4 steps.
+  assert out["global_step"] == 4
+  np.testing.assert_allclose(
+      out["kernel"], [[0.92222, 1.09046, 0.98732], [0.92154, 1.09275, 0.98571],
+                      [0.92086, 1.09504, 0.98411]], atol=1e-5)
+  assert out["eval"]["acc"] == 0.375
+  assert abs(out["eval"]["loss"] - 1.22845) < 1e-5
+
+
+def test_tf1_mode_eval_distribute_is_a_clear_error():
+  out, _ = _tf1_mode_program("default", "eval_distribute")
+  assert out["error"] == "UnsupportedOnFunctionEngine"
+  assert "does not run eval_distribute" in out["message"]
+
+
+@pytest.mark.slow
+def test_tf1_mode_multi_worker_program_trains_as_the_estimator(tmp_path):
+  """TF1 mode + MultiWorkerMirroredStrategy on a chief and a worker."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  spec = cluster.loopback_cluster(workers=1)
+  processes = []
+  for task_type in ("chief", "worker"):
+    env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3",
+               TF_CONFIG=cluster.tf_config(spec, task_type, 0))
+    env.pop("ESTIMATOR_COMPAT_ENGINE", None)
+    processes.append(subprocess.Popen(
+        [sys.executable,
+         os.path.join(root, "tests", "tf1_multi_worker_program.py"),
+         str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env))
+  outputs = [p.communicate(timeout=300) for p in processes]
+  for process, (stdout, stderr) in zip(processes, outputs):
+    assert process.returncode == 0, stderr[-3000:]
+    out = json.loads(stdout.strip().splitlines()[-1])
+    # The real Estimator (TF 2.15.1), the same program and cluster: 16 rows
+    # sharded over 2 workers, 2 per replica: 4 steps; the non-chief's saves
+    # go to tmp_worker_0/.
+    assert out["global_step"] == 4
+    np.testing.assert_allclose(
+        out["kernel"], [[0.92222, 1.09046, 0.98732],
+                        [0.92154, 1.09275, 0.98571],
+                        [0.92086, 1.09504, 0.98411]], atol=1e-5)
+    assert {"model.ckpt-0.index", "model.ckpt-2.index", "model.ckpt-4.index",
+            "tmp_worker_0"} <= set(out["files"])
+  assert "on the graph engine" in outputs[0][1]

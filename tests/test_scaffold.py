@@ -77,6 +77,43 @@ def test_checkpoint_saver_recipe_of_the_tf_guide_restores_step_10(tmp_path,
   assert sm.checkpoint_steps(tmp_path) == [0, 10]
 
 
+def test_checkpoint_saver_model_resumes_predicts_and_exports(tmp_path):
+  """The model's Checkpoint saver restores it (its names are object paths)."""
+  est = tfe.Estimator(_guide_model_fn, str(tmp_path / "model"))
+  est.train(_toy_dataset, steps=10)
+  est.train(_toy_dataset, steps=5)  # Resumes: the Estimator reaches 15.
+  reader = tf.train.load_checkpoint(est.latest_checkpoint())
+  assert reader.get_tensor("step/.ATTRIBUTES/VARIABLE_VALUE") == 15
+  x = np.array([[1.0], [2.0]], np.float32)
+  expected = x @ reader.get_tensor(
+      "net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE") + reader.get_tensor(
+          "net/l1/bias/.ATTRIBUTES/VARIABLE_VALUE")
+
+  def predict_model_fn(features, labels, mode):
+    if mode != tfe.ModeKeys.PREDICT:
+      return _guide_model_fn(features, labels, mode)
+    net = _Net()
+    ckpt = tf.train.Checkpoint(step=tf.compat.v1.train.get_global_step(),
+                               optimizer=tf.keras.optimizers.Adam(0.1),
+                               net=net)
+    return tfe.EstimatorSpec(mode, predictions={"out": net(features["x"])},
+                             scaffold=tf.compat.v1.train.Scaffold(saver=ckpt))
+
+  est = tfe.Estimator(predict_model_fn, str(tmp_path / "model"))
+  predictions = [p["out"] for p in est.predict(
+      lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(2))]
+  np.testing.assert_allclose(predictions, expected, rtol=1e-5)
+
+  def serving_input_fn():
+    inputs = tf.compat.v1.placeholder(tf.float32, [None, 1], name="x")
+    return tfe.export.ServingInputReceiver({"x": inputs}, {"x": inputs})
+
+  path = est.export_saved_model(str(tmp_path / "export"), serving_input_fn)
+  served = tf.saved_model.load(path).signatures["serving_default"](
+      x=tf.constant(x))["out"]
+  np.testing.assert_allclose(served.numpy(), expected, rtol=1e-5)
+
+
 def test_custom_saver_keeps_its_max_to_keep(tmp_path):
   est = sm.estimator(tmp_path, "saver")
   est.train(sm.input_fn, steps=2)

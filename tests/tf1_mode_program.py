@@ -2,7 +2,10 @@
 
 Run as a script (eager execution cannot be turned back on in a process):
 prints what train / evaluate / predict gave, as JSON, or the error of the
-first call that failed. argv[1]: "default" or an engine name to choose.
+first call that failed. argv[1]: "default" or an engine name to choose;
+argv[2] (optional): "mirrored" / "mirrored_v1" trains under a TF2 / TF1
+MirroredStrategy on two CPUs (16 rows, 2 per replica), "eval_distribute"
+also evaluates under one.
 """
 
 import json
@@ -40,15 +43,34 @@ def input_fn():
       ({"x": X}, Y)).batch(4).repeat(2)
 
 
-def main(engine):
-  config = tfe.RunConfig(engine=None if engine == "default" else engine)
-  est = tfe.Estimator(model_fn, tempfile.mkdtemp(), config=config)
+def mirrored_input_fn():
+  x = np.arange(48, dtype=np.float32).reshape(16, 3) / 10.
+  y = np.array([0, 1, 2, 0, 1, 2, 0, 1] * 2)
+  return tf.compat.v1.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(2)
+
+
+def main(engine, strategy):
+  kwargs = {"engine": None if engine == "default" else engine}
+  train_input_fn = input_fn
+  if strategy != "none":
+    devices = ["/cpu:0", "/cpu:1"]
+    kwargs["train_distribute"] = (
+        tf.compat.v1.distribute.MirroredStrategy(devices)
+        if strategy == "mirrored_v1" else tf.distribute.MirroredStrategy(
+            devices))
+    if strategy == "eval_distribute":
+      kwargs["eval_distribute"] = kwargs["train_distribute"]
+    kwargs["session_config"] = tf.compat.v1.ConfigProto(
+        device_count={"CPU": 2})
+    train_input_fn = mirrored_input_fn
+  est = tfe.Estimator(model_fn, tempfile.mkdtemp(),
+                      config=tfe.RunConfig(**kwargs))
   try:
-    est.train(input_fn)
+    est.train(train_input_fn)
+    results = est.evaluate(train_input_fn)
   except ValueError as e:
     print(json.dumps({"error": type(e).__name__, "message": str(e)}))
     return
-  results = est.evaluate(input_fn)
   predictions = est.predict(lambda: tf.compat.v1.data.Dataset.from_tensor_slices(
       {"x": X}).batch(4))
   print(json.dumps({
@@ -59,4 +81,4 @@ def main(engine):
 
 
 if __name__ == "__main__":
-  main(sys.argv[1])
+  main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "none")

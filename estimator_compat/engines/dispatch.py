@@ -21,6 +21,7 @@ from absl import logging
 
 from estimator_compat import strategies
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.function import loops as function_engine
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
@@ -70,18 +71,31 @@ def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
   """
   reason = _reason(error)
   config = setup.config
-  blockers = strategies.fields_set(config)
-  if blockers:
+  blocker = _graph_cannot_run(config, call)
+  if blocker:
     raise UnsupportedOnFunctionEngine(
-        f"{reason}; but this run also sets a strategy ({blockers[0]}), which "
-        "the graph engine does not run. Fix: drop one of the two (e.g. train "
-        "on one device).") from error
+        f"{reason}; but {blocker}. Fix: drop one of the two (e.g. train on "
+        "one device).") from error
   if call == "train" and config.steps_per_loop != 1:
     raise UnsupportedOnFunctionEngine(
         f"{reason}; but RunConfig(steps_per_loop={config.steps_per_loop}) "
         "needs the function engine. Fix: RunConfig(steps_per_loop=1).") from (
             error)
   logging.warning("%s: running this %s() on the graph engine.", reason, call)
+
+
+def _graph_cannot_run(config, call: str) -> Optional[str]:
+  """Why the graph engine cannot run this call's strategy, or None.
+
+  As in the Estimator, only train() runs under train_distribute and only
+  evaluate() under eval_distribute; predict() never runs under a strategy.
+  """
+  if call == "train":
+    return graph_distributed.unsupported(config)
+  if call == "evaluate" and "eval_distribute" in strategies.fields_set(
+      config):
+    return "the graph engine does not run eval_distribute"
+  return None
 
 
 def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],

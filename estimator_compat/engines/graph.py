@@ -5,6 +5,7 @@ This is the faithful path: the same machinery the legacy Estimator used
 TensorFlow 2.21 still ships it in tf.compat.v1.
 """
 
+import contextlib
 import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -16,6 +17,8 @@ from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
 from estimator_compat import keras_metrics
+from estimator_compat import scaffold_savers
+from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -46,6 +49,9 @@ class _ModeGraph:
       with tf.device(setup.config.device_fn):
         self.spec = call_model_fn(setup, features, labels, mode)
 
+  def scope(self):
+    return contextlib.nullcontext()
+
 
 def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
   """Registers the legacy default Saver unless the model brought its own."""
@@ -63,9 +69,16 @@ def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
           save_relative_paths=True))
 
 
-def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str]):
-  if checkpoint:
+def _check_fits(spec: EstimatorSpec, checkpoint: str) -> None:
+  """Checks variable names, unless the model's own saver restores them."""
+  if not scaffold_savers.has_custom_saver(spec.scaffold):
     checkpoints.check_fits(checkpoint, _v1.global_variables())
+
+
+def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str],
+                           spec: EstimatorSpec):
+  if checkpoint:
+    _check_fits(spec, checkpoint)
   elif setup.warm_start is not None:
     _v1.train.warm_start(*setup.warm_start)
 
@@ -107,12 +120,29 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         "function engine; the graph engine runs one step per session call. "
         "Fix: RunConfig(engine='function') (the default), or "
         "steps_per_loop=1.")
-  built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
+  if graph_distributed.wanted(setup.config) and (
+      graph_distributed.is_multi_worker(setup.config)):
+    return graph_distributed.on_workers(
+        setup, saving_listeners, lambda strategy: _train(
+            setup, input_fn, hooks, steps, max_steps, (), strategy))
+  return _train(setup, input_fn, hooks, steps, max_steps, saving_listeners)
+
+
+def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+           steps: Optional[int], max_steps: Optional[int],
+           saving_listeners: Sequence[Any],
+           strategy: Any = None) -> Optional[float]:
+  """train() in this process; `strategy`: a configured multi-worker one."""
+  if strategy is not None or graph_distributed.wanted(setup.config):
+    # TF1 mode with a strategy.
+    built = graph_distributed.DistributedModeGraph(setup, input_fn, strategy)
+  else:
+    built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
   spec, config = built.spec, setup.config
-  with built.graph.as_default():
+  with built.graph.as_default(), built.scope():
     _v1.summary.scalar("loss", spec.loss)
     _restore_or_warm_start(setup,
-                           checkpoints.latest_checkpoint(setup.model_dir))
+                           checkpoints.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)
     worker_hooks = [NanTensorHook(spec.loss)]
     if config.log_step_count_steps:  # None turns loss logging off.
@@ -123,7 +153,12 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     if steps is not None or max_steps is not None:
       worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
     chief_hooks = list(spec.training_chief_hooks)
-    _saver_hook(setup, spec, chief_hooks, saving_listeners)
+    save_secs, save_steps = 0, None
+    if strategy is None:
+      _saver_hook(setup, spec, chief_hooks, saving_listeners)
+    else:  # As the Estimator: every worker saves (others to tmp_worker_N/).
+      save_secs = config.save_checkpoints_secs
+      save_steps = config.save_checkpoints_steps
     # chief_only_hooks run before MonitoredTrainingSession's own summary
     # hooks (as in the Estimator); the guard goes first of all, so that a
     # step it advances is the step the first summary is written at.
@@ -138,7 +173,8 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         scaffold=spec.scaffold,
         hooks=worker_hooks,
         chief_only_hooks=[guard] + chief_hooks if config.is_chief else None,
-        save_checkpoint_secs=0,
+        save_checkpoint_secs=save_secs,
+        save_checkpoint_steps=save_steps,
         save_summaries_steps=config.save_summary_steps,
         config=config.session_config,
         max_wait_secs=config.session_creation_timeout_secs,
@@ -208,7 +244,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
     values, update_op = metric_ops(spec)
     final = dict(values, global_step=built.global_step)
     if checkpoint_path:
-      checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+      _check_fits(spec, checkpoint_path)
     else:
       logging.info(
           "Could not find trained model in model_dir: %s, running "
@@ -275,7 +311,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
   spec, config = built.spec, setup.config
   with built.graph.as_default():
     predictions = _select_predictions(spec, predict_keys)
-    checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+    _check_fits(spec, checkpoint_path)
     creator = _v1.train.ChiefSessionCreator(
         scaffold=spec.scaffold,
         master=config.master,

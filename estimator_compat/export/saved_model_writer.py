@@ -17,6 +17,7 @@ from tensorflow.python.saved_model.model_utils import export_utils
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
+from estimator_compat import scaffold_savers
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
 
@@ -57,9 +58,11 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
         receiver.receiver_tensors, export_outputs,
         getattr(receiver, "receiver_tensors_alternatives", None),
         serving_only=(mode == ModeKeys.PREDICT))
-    checkpoints.check_fits(checkpoint_path,
-                           tf.compat.v1.global_variables())
-    saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+    saver = scaffold_savers.custom_saver(spec.scaffold)
+    if saver is None:
+      checkpoints.check_fits(checkpoint_path,
+                             tf.compat.v1.global_variables())
+      saver = tf.compat.v1.train.Saver(sharded=True)
     local_init_op = (spec.scaffold.local_init_op or
                      tf.compat.v1.train.Scaffold.default_local_init_op())
     with tf.compat.v1.Session(graph=graph,
