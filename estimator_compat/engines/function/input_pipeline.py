@@ -9,13 +9,37 @@ until the end of the input, and tensors that need the user's own Session work
 Such an input_fn is called twice per call: eagerly, then in a private graph.
 """
 
-from typing import Optional
+import contextlib
+from typing import Iterator, Optional
 
 import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.eager import context as eager_context
 
 from estimator_compat.engines.function import graph_input
 from estimator_compat.input_adapter import _ALLOWED
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+
+
+@contextlib.contextmanager
+def _graph_seed(seed: Optional[int]) -> Iterator[None]:
+  """tf_random_seed as the global seed while input_fn runs eagerly.
+
+  The Estimator built input_fn in a graph seeded with tf_random_seed, so an
+  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3); eagerly it
+  draws from (global seed, 3). The previous global seed is set back after
+  (which restarts the eager op-seed sequence of a program that set one).
+  """
+  if seed is None:
+    yield
+    return
+  previous = eager_context.global_seed() if tf.executing_eagerly() else None
+  tf.random.set_seed(seed)
+  try:
+    yield
+  finally:
+    if tf.executing_eagerly():
+      tf.random.set_seed(previous)
 
 
 def _not_distributable(where: str) -> ValueError:
@@ -52,7 +76,8 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
     return invoke_input_fn(setup, input_fn, mode, input_context)
 
   try:
-    result = call()
+    with _graph_seed(setup.config.tf_random_seed):
+      result = call()
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
     # refuses eager execution: the graph tells what it needs.
