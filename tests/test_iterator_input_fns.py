@@ -206,3 +206,16 @@ def test_dataset_shuffle_without_op_seed_as_the_estimator(engine, request,
         strict=True, reason="Known gap: the Estimator's op seed was the op "
         "count of its graph; input_fn runs eagerly on the function engine."))
   assert _shuffled_rows(tmp_path, None) == [[2., 0., 9., 3., 8.], [1., 7., 4., 5., 6.]]
+
+
+def test_changing_tensors_under_a_strategy_fail_as_in_the_estimator(
+    tmp_path, monkeypatch):
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
+  config = tfe.RunConfig(
+      train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
+  estimator = tfe.Estimator(model_fn, str(tmp_path), config=config)
+  # The Estimator's words (TF 2.15 raised them for any tensors), then why.
+  with pytest.raises(ValueError, match="must return a tf.data.Dataset.*"
+                     "cannot be split across replicas"):
+    estimator.train(one_shot_input_fn, steps=2)
+  assert tf.train.latest_checkpoint(str(tmp_path)) is None
