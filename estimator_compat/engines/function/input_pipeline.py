@@ -1,6 +1,7 @@
 """The input of one call on the function engine, as a tf.data.Dataset.
 
-input_fn is called eagerly. A Dataset is used as it is. Tensors are what the
+input_fn is called eagerly, with tf_random_seed as the global seed (the
+Estimator's graph seed). A Dataset is used as it is. Tensors are what the
 Estimator's Session evaluated at every step, so `graph_input` finds out what
 they depend on: constants are repeated, tensors a private Session can
 evaluate (a one-shot iterator, random ops) are streamed from it step by step
@@ -13,8 +14,6 @@ import contextlib
 from typing import Iterator, Optional
 
 import tensorflow as tf
-# pylint: disable=g-direct-tensorflow-import
-from tensorflow.python.eager import context as eager_context
 
 from estimator_compat.engines.function import graph_input
 from estimator_compat.input_adapter import _ALLOWED
@@ -33,7 +32,7 @@ def _graph_seed(seed: Optional[int]) -> Iterator[None]:
   if seed is None:
     yield
     return
-  previous = eager_context.global_seed() if tf.executing_eagerly() else None
+  previous = tf.compat.v1.get_seed(None)[0] if tf.executing_eagerly() else None
   tf.random.set_seed(seed)
   try:
     yield
