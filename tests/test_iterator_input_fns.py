@@ -195,7 +195,8 @@ def _shuffled_rows(model_dir, op_seed):
 def test_dataset_shuffle_with_op_seed_draws_from_tf_random_seed(engine,
                                                                 tmp_path):
   # The real Estimator's order (TF 2.15): seeds (tf_random_seed, 3).
-  assert _shuffled_rows(tmp_path, 3) == [[6., 5., 7., 3., 8.], [0., 9., 4., 1., 2.]]
+  assert _shuffled_rows(tmp_path, 3) == [[6., 5., 7., 3., 8.],
+                                         [0., 9., 4., 1., 2.]]
   del engine
 
 
@@ -205,7 +206,8 @@ def test_dataset_shuffle_without_op_seed_as_the_estimator(engine, request,
     request.applymarker(pytest.mark.xfail(
         strict=True, reason="Known gap: the Estimator's op seed was the op "
         "count of its graph; input_fn runs eagerly on the function engine."))
-  assert _shuffled_rows(tmp_path, None) == [[2., 0., 9., 3., 8.], [1., 7., 4., 5., 6.]]
+  assert _shuffled_rows(tmp_path, None) == [[2., 0., 9., 3., 8.],
+                                            [1., 7., 4., 5., 6.]]
 
 
 def test_changing_tensors_under_a_strategy_fail_as_in_the_estimator(

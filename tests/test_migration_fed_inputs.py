@@ -10,16 +10,18 @@ step, so that runtime fails the check.
 import migration
 from migration import program as program_lib
 
-from estimator_compat.engines.function import graph_input
-from tests import test_iterator_input_fns as program
-
 tf = program_lib.tensorflow_with_estimator()
+
+from estimator_compat.engines.function import graph_input  # pylint: disable=g-import-not-at-top,wrong-import-position
+from tests.golden_programs import one_shot as program  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 CHECKS = ["inputs", "trajectory"]
 
 
 def _compare(tmp_path, name):
-  return migration.compare(program.model_fn, program.one_shot_input_fn,
+  return migration.compare(program.model_fn, program.train_input_fn,
+                           eval_input_fn=program.eval_input_fn,
+                           predict_input_fn=program.predict_input_fn,
                            old="graph", new="function", checks=CHECKS,
                            report_dir=str(tmp_path / name))
 
@@ -28,8 +30,9 @@ def test_one_shot_program_passes_when_the_engine_feeds_every_batch(tmp_path):
   report = _compare(tmp_path, "fixed")
   assert {r.name: r.verdict for r in report.results} == {
       "inputs": "pass", "trajectory": "pass"}
-  # Both sides were fed the 3 batches of the input and its end.
-  assert "3 train, 3 eval, 2 predict batches" in report["inputs"].summary
+  # Both sides were fed every batch of the inputs (10 rows by 4 and by 3),
+  # then their end.
+  assert "3 train, 4 eval, 2 predict batches" in report["inputs"].summary
 
 
 def test_an_engine_that_repeats_the_first_batch_fails_the_inputs_check(
@@ -40,5 +43,5 @@ def test_an_engine_that_repeats_the_first_batch_fails_the_inputs_check(
   report = _compare(tmp_path, "repeating")
   assert report["inputs"].verdict == "FAIL"
   assert report["trajectory"].verdict == "FAIL"
-  # The new side was fed 10 train steps (the old: 3): extra batches.
+  # The new side was fed 10 train steps (--steps; the old: 3): extra batches.
   assert "train/00003" in str(report["inputs"].numbers["extra"])
