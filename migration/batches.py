@@ -1,80 +1,21 @@
-"""Reads the batches an input_fn yields, stores them, and replays them.
+"""Stores the batches a side's engine fed its model_fn, and replays them.
 
 Both sides of a check must see the same batches. An input_fn that shuffles
 without a seed, or whose shuffle seed depends on the graph it is built in,
 gives each runtime different batches, and then nothing downstream can match.
-So each side's input_fn is read once, here, in a plain TF1 graph seeded with
-the check's seed, and training, evaluation and prediction replay exactly the
-batches read. The `inputs` check compares the batches of the two sides.
+So each side records once what its engine fed the model_fn (`migration.fed`),
+and training, evaluation and prediction replay exactly those batches. The
+`inputs` check compares the batches of the two sides.
 
 Runs on TF 2.15 + tensorflow-estimator as well as on estimator_compat.
 """
 
-import inspect
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
 
 Batch = Tuple[Any, Any]  # (features, labels): dict or array, None if absent.
-
-
-def _call_input_fn(input_fn, mode: str, params):
-  accepted = list(inspect.signature(input_fn).parameters)
-  kwargs = {}
-  if "mode" in accepted:
-    kwargs["mode"] = mode
-  if "params" in accepted:
-    kwargs["params"] = params if params is not None else {}
-  if "config" in accepted:
-    kwargs["config"] = None
-  return input_fn(**kwargs)
-
-
-def _split(element) -> Tuple[Any, Any]:
-  if isinstance(element, (tuple, list)):
-    if len(element) != 2:
-      raise ValueError(f"input_fn yields a {len(element)}-tuple. Fix: yield "
-                       "(features, labels) or features only, as the "
-                       "Estimator requires.")
-    return element[0], element[1]
-  return element, None
-
-
-def read(input_fn, mode: str, params, max_batches: int, seed: int
-        ) -> List[Batch]:
-  """Up to max_batches (features, labels) batches of input_fn, as numpy.
-
-  Stops early at the end of the input. input_fn may return a tf.data.Dataset
-  or (features, labels) tensors (queue-based legacy input_fns included).
-  """
-  batches = []
-  with tf.Graph().as_default():
-    tf.compat.v1.set_random_seed(seed)
-    result = _call_input_fn(input_fn, mode, params)
-    if isinstance(result, tf.data.Dataset):
-      iterator = tf.compat.v1.data.make_initializable_iterator(result)
-      element = iterator.get_next()
-      initializer = iterator.initializer
-    else:
-      element, initializer = result, None
-    features, labels = _split(element)
-    fetch = {"features": features}
-    if labels is not None:
-      fetch["labels"] = labels
-    with tf.compat.v1.train.SingularMonitoredSession() as session:
-      if initializer is not None:
-        session.run(initializer)
-      try:
-        while len(batches) < max_batches:
-          values = session.run(fetch)
-          batches.append((values["features"], values.get("labels")))
-      except tf.errors.OutOfRangeError:
-        pass
-  if not batches:
-    raise ValueError(f"input_fn yielded no batch for mode {mode}. Fix: give "
-                     "an input_fn with data for this mode.")
-  return batches
 
 
 def _flatten_part(prefix: str, value, out: Dict[str, np.ndarray]) -> None:

@@ -37,6 +37,7 @@ from typing import Any, Dict, Iterator, List, Optional
 import numpy as np
 
 from migration import batches as batches_lib
+from migration import fed
 from migration import instrument
 from migration import program as program_lib
 from migration.program import Program
@@ -251,15 +252,15 @@ class _Recorder:
       self.meta.setdefault("tracebacks", {})[name] = traceback.format_exc()
 
   def read_inputs(self) -> None:
-    p, s, modes = self.program, self.settings, self.tf.estimator.ModeKeys
-    self.batches = {
-        "train": batches_lib.read(p.input_fn, modes.TRAIN, p.params,
-                                  s.steps, s.seed),
-        "eval": batches_lib.read(p.eval_input_fn or p.input_fn, modes.EVAL,
-                                 p.params, s.eval_batches, s.seed),
-        "predict": [(f, None) for f, _ in batches_lib.read(
-            p.predict_input_fn or p.input_fn, modes.PREDICT, p.params,
-            s.predict_batches, s.seed)]}
+    p, s = self.program, self.settings
+    with _strategy(self.runtime, None):
+      self.batches = fed.record(
+          self.tf, lambda name, model_fn: self._estimator(
+              self._model_dir(name), model_fn),
+          {"train": p.input_fn, "eval": p.eval_input_fn or p.input_fn,
+           "predict": p.predict_input_fn or p.input_fn},
+          {"train": s.steps, "eval": s.eval_batches,
+           "predict": s.predict_batches})
     arrays = {}
     for name, value in self.batches.items():
       arrays.update(batches_lib.flatten(value, name))

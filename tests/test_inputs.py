@@ -95,3 +95,26 @@ def test_pandas_input_fn_drops_index_and_feeds_columns():
                                target_column="a")
   with pytest.raises(TypeError, match="DataFrame"):
     tfe.inputs.pandas_input_fn({"a": [1]}, shuffle=False)
+
+
+def test_eager_shuffle_uses_the_global_seed_as_a_graph_its_seed():
+  def graph_order(seed):
+    with tf.Graph().as_default() as graph:
+      graph.seed = seed
+      tensors = tfe.inputs.numpy_input_fn({"a": np.arange(10)}, batch_size=10,
+                                          num_epochs=1, shuffle=True)()
+      with tf.compat.v1.Session() as session:
+        return list(session.run(tensors)["a"])
+
+  def eager_order(seed):
+    tf.random.set_seed(seed)
+    try:
+      dataset = tfe.inputs.numpy_input_fn({"a": np.arange(10)}, batch_size=10,
+                                          num_epochs=1, shuffle=True)()
+    finally:
+      tf.random.set_seed(None)
+    return [list(f["a"].numpy()) for f in dataset][0]
+
+  # The function engine (eager input_fn under tf_random_seed) feeds what the
+  # graph engine feeds.
+  assert eager_order(7) == graph_order(7) != list(range(10))

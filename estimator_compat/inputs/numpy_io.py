@@ -68,8 +68,10 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
                  for key in keys)
 
   def input_fn():
+    # The graph seed, as the Estimator's graph had; eagerly the global seed
+    # (the function engine sets it to tf_random_seed while input_fn runs).
     seed = tf.compat.v1.get_default_graph().seed if not (
-        tf.executing_eagerly()) else None
+        tf.executing_eagerly()) else tf.compat.v1.get_seed(None)[0]
 
     def generate():
       for rows in _batch_indices(num_rows, batch_size, num_epochs, shuffle,

@@ -1,6 +1,7 @@
 """The input of one call on the function engine, as a tf.data.Dataset.
 
-input_fn is called eagerly. A Dataset is used as it is. Tensors are what the
+input_fn is called eagerly, with tf_random_seed as the global seed (the
+Estimator's graph seed). A Dataset is used as it is. Tensors are what the
 Estimator's Session evaluated at every step, so `graph_input` finds out what
 they depend on: constants are repeated, tensors a private Session can
 evaluate (a one-shot iterator, random ops) are streamed from it step by step
@@ -9,13 +10,35 @@ until the end of the input, and tensors that need the user's own Session work
 Such an input_fn is called twice per call: eagerly, then in a private graph.
 """
 
-from typing import Optional
+import contextlib
+from typing import Iterator, Optional
 
 import tensorflow as tf
 
 from estimator_compat.engines.function import graph_input
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+
+
+@contextlib.contextmanager
+def _graph_seed(seed: Optional[int]) -> Iterator[None]:
+  """tf_random_seed as the global seed while input_fn runs eagerly.
+
+  The Estimator built input_fn in a graph seeded with tf_random_seed, so an
+  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3); eagerly it
+  draws from (global seed, 3). The previous global seed is set back after
+  (which restarts the eager op-seed sequence of a program that set one).
+  """
+  if seed is None:
+    yield
+    return
+  previous = tf.compat.v1.get_seed(None)[0] if tf.executing_eagerly() else None
+  tf.random.set_seed(seed)
+  try:
+    yield
+  finally:
+    if tf.executing_eagerly():
+      tf.random.set_seed(previous)
 
 
 def _not_distributable(where: str) -> ValueError:
@@ -53,7 +76,8 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
         invoke_input_fn(setup, input_fn, mode, input_context))
 
   try:
-    result = call()
+    with _graph_seed(setup.config.tf_random_seed):
+      result = call()
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
     # refuses eager execution: the graph tells what it needs.
