@@ -15,10 +15,11 @@ from typing import Callable, List, Optional, TypeVar
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 from google.protobuf import text_format
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training.checkpoint_state_pb2 import CheckpointState
+
+from estimator_compat import tf_logging as logging
 
 STATE_FILE = "checkpoint"
 _T = TypeVar("_T")

@@ -18,6 +18,7 @@ from estimator_compat import checkpoints
 from estimator_compat import cluster
 from estimator_compat import model_dir_lock
 from estimator_compat import strategies
+from estimator_compat import tf_logging as logging
 from estimator_compat import warm_starting
 from estimator_compat import writable_dirs
 from estimator_compat.engines import dispatch
@@ -27,7 +28,6 @@ from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
 from estimator_compat.run_config import RunConfig, default_session_config
-from estimator_compat import tf_logging as logging
 
 
 def _check_hooks(hooks: Optional[Sequence[Any]], where: str) -> List[Any]:

@@ -19,8 +19,7 @@ import socket
 import time
 from typing import Iterator, Optional
 
-from absl import logging
-
+from estimator_compat import tf_logging as logging
 from estimator_compat.cluster import process_alive
 
 LOCK_FILE = ".training.lock"

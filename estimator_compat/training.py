@@ -6,14 +6,13 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-
 from estimator_compat.checkpoints import global_step_of
 from estimator_compat import checkpoint_files
 from estimator_compat import cluster
 from estimator_compat import strategies
+from estimator_compat import tf_logging as logging
 from estimator_compat.estimator import Estimator
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
-from estimator_compat import tf_logging as logging
 
 
 class Exporter(abc.ABC):

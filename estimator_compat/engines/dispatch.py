@@ -17,9 +17,9 @@ NeedsGraphEngine error is the answer (it names the fix).
 from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
-from absl import logging
 
 from estimator_compat import strategies
+from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.function import loops as function_engine

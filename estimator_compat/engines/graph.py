@@ -18,6 +18,7 @@ from tensorflow.python.training import training_util
 from estimator_compat import checkpoints
 from estimator_compat import keras_metrics
 from estimator_compat import scaffold_savers
+from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
@@ -28,7 +29,6 @@ from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import (ModelSetup, call_input_fn,
                                             call_model_fn)
 from estimator_compat.spec import EstimatorSpec
-from estimator_compat import tf_logging as logging
 
 _v1 = tf.compat.v1
 

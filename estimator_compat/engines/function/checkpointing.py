@@ -18,8 +18,8 @@ from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
-from estimator_compat.model_fn_call import ModelSetup
 from estimator_compat import tf_logging as logging
+from estimator_compat.model_fn_call import ModelSetup
 
 
 class _SkipEagerSaverWarning(logging_lib.Filter):

@@ -25,6 +25,7 @@ from tensorflow.python.distribute.coordinator import remote_value  # pylint: dis
 
 from estimator_compat import checkpoints
 from estimator_compat import strategies
+from estimator_compat import tf_logging as logging
 from estimator_compat.engines.function import checkpointing
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
@@ -38,7 +39,6 @@ from estimator_compat.fn_args import fn_args
 from estimator_compat.hooks import StopAtStepHook
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
-from estimator_compat import tf_logging as logging
 
 _PS_HOOK_FIX = (
     "On parameter-server training, steps run remotely and asynchronously, so "
