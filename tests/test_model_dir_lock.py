@@ -6,25 +6,12 @@ import socket
 import subprocess
 import threading
 
-import numpy as np
 import pytest
 import tensorflow as tf
 
 import estimator_compat as tf_estimator
 from estimator_compat import model_dir_lock
-
-
-def _model_fn(features, labels, mode):
-  logits = tf.compat.v1.layers.dense(features, 2)
-  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-      loss, global_step=tf.compat.v1.train.get_global_step())
-  return tf_estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def _input_fn():
-  x = np.random.RandomState(0).normal(size=(8, 3)).astype(np.float32)
-  return tf.data.Dataset.from_tensor_slices((x, np.arange(8) % 2)).batch(4)
+from tests import models
 
 
 def _write_lock(model_dir, pid, host=None):
@@ -49,17 +36,17 @@ class _BlockingHook(tf_estimator.SessionRunHook):
 def test_a_second_trainer_fails_at_once_naming_the_holder(tmp_path, engine):
   del engine
   model_dir = str(tmp_path / "model")
-  first = tf_estimator.Estimator(_model_fn, model_dir=model_dir)
+  first = models.estimator(model_dir)
   hook = _BlockingHook()
   errors = []
   thread = threading.Thread(
-      target=lambda: first.train(_input_fn, hooks=[hook], steps=2))
+      target=lambda: first.train(models.input_fn(), hooks=[hook], steps=2))
   thread.start()
   try:
     assert hook.training.wait(60)
-    second = tf_estimator.Estimator(_model_fn, model_dir=model_dir)
+    second = models.estimator(model_dir)
     with pytest.raises(model_dir_lock.ModelDirInUseError) as raised:
-      second.train(_input_fn, steps=2)
+      second.train(models.input_fn(), steps=2)
     errors.append(str(raised.value))
   finally:
     hook.release.set()
@@ -68,8 +55,8 @@ def test_a_second_trainer_fails_at_once_naming_the_holder(tmp_path, engine):
   # The first run finished and released the lock; training again works.
   assert tf.train.latest_checkpoint(model_dir).endswith("-2")
   assert not os.path.exists(os.path.join(model_dir, model_dir_lock.LOCK_FILE))
-  tf_estimator.Estimator(_model_fn, model_dir=model_dir).train(
-      _input_fn, steps=1)
+  models.estimator(model_dir).train(
+      models.input_fn(), steps=1)
   assert tf.train.latest_checkpoint(model_dir).endswith("-3")
 
 
@@ -80,8 +67,8 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path, engine,
   dead.wait()
   model_dir = str(tmp_path / "model")
   _write_lock(model_dir, dead.pid)
-  tf_estimator.Estimator(_model_fn, model_dir=model_dir).train(
-      _input_fn, steps=1)
+  models.estimator(model_dir).train(
+      models.input_fn(), steps=1)
   assert tf.train.latest_checkpoint(model_dir).endswith("-1")
   assert "Taking over the training lock" in caplog.text
   assert not os.path.exists(os.path.join(model_dir, model_dir_lock.LOCK_FILE))
@@ -93,6 +80,6 @@ def test_a_lock_from_another_host_is_refused_before_anything_is_written(
   _write_lock(model_dir, 1, host="some-other-host")
   with pytest.raises(model_dir_lock.ModelDirInUseError,
                      match="some-other-host.*Fix:.*delete"):
-    tf_estimator.Estimator(_model_fn, model_dir=model_dir).train(
-        _input_fn, steps=1)
+    models.estimator(model_dir).train(
+        models.input_fn(), steps=1)
   assert os.listdir(model_dir) == [model_dir_lock.LOCK_FILE]
