@@ -15,6 +15,7 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
+from estimator_compat import front_checks
 from estimator_compat import keras_metrics
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
@@ -82,10 +83,7 @@ def _saver_hook(setup: ModelSetup, spec: EstimatorSpec, chief_hooks: List,
   config = setup.config
   if not (config.save_checkpoints_steps or config.save_checkpoints_secs):
     if listeners:
-      raise ValueError(
-          "saving_listeners were given but checkpoints are disabled "
-          "(save_checkpoints_steps and save_checkpoints_secs are None). Fix: "
-          "set one of them in RunConfig.")
+      raise ValueError(front_checks.NO_SAVER_FOR_LISTENERS)
     return
   chief_hooks.append(
       CheckpointSaverHook(
@@ -237,19 +235,31 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
 
 def _select_predictions(spec: EstimatorSpec,
                         predict_keys: Optional[Sequence[str]]):
+  """The predictions named in predict_keys, as the Estimator chose them.
+
+  Keys the model does not predict are left out (with a warning), as the
+  Estimator did; none of them there is an error.
+  """
   predictions = spec.predictions
-  if predict_keys is None:
+  if not predict_keys:
     return predictions
   if not isinstance(predictions, dict):
     raise ValueError(
-        "predict_keys was given but model_fn returned a single predictions "
-        "Tensor. Fix: return a dict of predictions, or drop predict_keys.")
+        "predict_keys argument is not valid in case of non-dict predictions. "
+        "Fix: return a dict of predictions from model_fn, or drop "
+        "predict_keys.")
+  chosen = {key: value for key, value in predictions.items()
+            if key in predict_keys}
+  if not chosen:
+    raise ValueError(
+        f"Expected to run at least one output from {list(predictions)}, "
+        f"provided {list(predict_keys)}. Fix: name keys of the predictions "
+        "dict model_fn returns.")
   missing = [key for key in predict_keys if key not in predictions]
   if missing:
-    raise ValueError(
-        f"predict_keys {missing} are not among the predictions "
-        f"{sorted(predictions)}.")
-  return {key: predictions[key] for key in predict_keys}
+    logging.warning("predict_keys %s are not among the predictions %s; "
+                    "they are left out.", missing, sorted(predictions))
+  return chosen
 
 
 def _single_examples(batch: Any) -> Iterator[Any]:
@@ -258,12 +268,15 @@ def _single_examples(batch: Any) -> Iterator[Any]:
     return
   sizes = {key: value.shape[0] if np.ndim(value) else None
            for key, value in batch.items()}
-  if None in sizes.values() or len(set(sizes.values())) != 1:
+  first = next(iter(sizes.values()), None)
+  other = [key for key, size in sizes.items() if size is None or size != first]
+  if other:
     raise ValueError(
-        f"Predictions must all have the same batch size to yield single "
-        f"examples, got {sizes}. Fix: give every prediction a leading batch "
-        "dimension, or call predict(..., yield_single_examples=False).")
-  for i in range(next(iter(sizes.values()))):
+        f"Batch length of predictions should be same. {other[0]} has "
+        f"different batch length than others. Batch lengths: {sizes}. Fix: "
+        "give every prediction the same leading batch dimension, or call "
+        "predict(..., yield_single_examples=False).")
+  for i in range(first or 0):
     yield {key: value[i] for key, value in batch.items()}
 
 
