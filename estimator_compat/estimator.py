@@ -215,12 +215,15 @@ class Estimator:
     picked = not checkpoint_path  # Only a picked one may be replaced.
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
-    results = checkpoint_files.retry_if_rotated(
-        lambda path: self._engine().evaluate(self._setup, input_fn, steps,
-                                             hooks, path),
-        checkpoint_path, self._model_dir, retries=3 if picked else 0)
+
+    def run(path):
+      return path, self._engine().evaluate(self._setup, input_fn, steps,
+                                           hooks, path)
+
+    evaluated, results = checkpoint_files.retry_if_rotated(
+        run, checkpoint_path, self._model_dir, retries=3 if picked else 0)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
-                                    int(results["global_step"]))
+                                    int(results["global_step"]), evaluated)
     logging.info("Saving dict for global step %d: %s",
                  int(results["global_step"]),
                  ", ".join("%s = %s" % (k, v)
@@ -236,14 +239,23 @@ class Estimator:
               yield_single_examples: bool = True) -> Iterator[Any]:
     """Yields predictions, one example (or one batch) at a time.
 
+    Without a checkpoint in model_dir the variables are initialized (or
+    warm-started), as the Estimator did. Errors are raised on the first
+    `next()`.
+
     Raises:
-      ValueError: no checkpoint to predict from (raised on first `next()`).
+      ValueError: `checkpoint_path` was given and holds no checkpoint.
     """
     hooks = front_checks.check_hooks(hooks)
+    given = checkpoint_path
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
     if not checkpoint_path:
-      raise front_checks.no_checkpoint_error(self._model_dir)
+      if given:
+        raise front_checks.no_checkpoint_error(os.fspath(given))
+      logging.info(
+          "Could not find trained model in model_dir: %s, running "
+          "initialization to predict.", self._model_dir)
     yield from self._engine().predict(self._setup, input_fn, predict_keys,
                                       hooks, checkpoint_path,
                                       yield_single_examples)

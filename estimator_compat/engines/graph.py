@@ -15,8 +15,10 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
+from estimator_compat import eval_summary
 from estimator_compat import front_checks
 from estimator_compat import keras_metrics
+from estimator_compat import predict_input_check
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -44,6 +46,7 @@ class _ModeGraph:
       features, labels, self.input_hooks = call_input_fn(setup, input_fn, mode)
       if mode == ModeKeys.PREDICT:
         labels = None
+        predict_input_check.warn_if_endless(features, self.graph)
       with tf.device(setup.config.device_fn):
         self.spec = call_model_fn(setup, features, labels, mode)
 
@@ -112,14 +115,17 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     _restore_or_warm_start(setup,
                            checkpoints.latest_checkpoint(setup.model_dir))
     _ensure_saver(setup, spec)
-    worker_hooks = [NanTensorHook(spec.loss)]
+    # The Estimator's order: the user's hooks see a step before
+    # NanTensorHook can stop training on it.
+    worker_hooks = built.input_hooks + list(hooks)
+    if steps is not None or max_steps is not None:
+      worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    worker_hooks.append(NanTensorHook(spec.loss))
     if config.log_step_count_steps:  # None turns loss logging off.
       worker_hooks.append(
           LoggingTensorHook({"loss": spec.loss, "step": built.global_step},
                             every_n_iter=config.log_step_count_steps))
-    worker_hooks += built.input_hooks + list(hooks) + list(spec.training_hooks)
-    if steps is not None or max_steps is not None:
-      worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    worker_hooks += list(spec.training_hooks)
     chief_hooks = list(spec.training_chief_hooks)
     _saver_hook(setup, spec, chief_hooks, saving_listeners)
     # chief_only_hooks run before MonitoredTrainingSession's own summary
@@ -175,24 +181,17 @@ def metric_ops(spec: EstimatorSpec, loss_weight=None):
 
 
 def write_eval_summary(eval_dir: str, results: Dict[str, Any],
-                       global_step: int) -> None:
-  """Writes scalar results as TensorBoard summaries, as the Estimator did."""
-  summary = _v1.Summary()
-  for key, value in sorted(results.items()):
-    if key == "global_step":
-      continue
-    if isinstance(value, (np.floating, np.integer, float, int, bool,
-                          np.bool_)) or (isinstance(value, np.ndarray) and
-                                         value.size == 1):
-      summary.value.add(tag=key, simple_value=float(value))
-    else:
-      logging.warning("Skipping summary for %s: not a scalar (%s).", key,
-                      type(value).__name__)
+                       global_step: int,
+                       checkpoint_path: Optional[str] = None) -> None:
+  """Writes the results (and the checkpoint's path) as the Estimator did."""
   # One cached writer per directory, as the Estimator: a new writer per call
   # could reuse (and overwrite) an events file name within the same second.
   with tf.Graph().as_default():
     writer = _v1.summary.FileWriterCache.get(eval_dir)
-  writer.add_summary(summary, global_step)
+  writer.add_summary(eval_summary.summary_of(results), global_step)
+  if checkpoint_path:
+    writer.add_summary(eval_summary.checkpoint_path_summary(checkpoint_path),
+                       global_step)
   writer.flush()
 
 
@@ -205,12 +204,11 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   with built.graph.as_default():
     values, update_op = metric_ops(spec)
     final = dict(values, global_step=built.global_step)
-    if checkpoint_path:
-      checkpoints.check_fits(checkpoint_path, _v1.global_variables())
-    else:
+    if not checkpoint_path:
       logging.info(
           "Could not find trained model in model_dir: %s, running "
           "initialization to evaluate.", setup.model_dir)
+    _restore_or_warm_start(setup, checkpoint_path)
     scaffold = spec.scaffold
     if scaffold.local_init_op is not None:
       # As the Estimator: the metrics' local variables get initialized too.
@@ -281,14 +279,15 @@ def _single_examples(batch: Any) -> Iterator[Any]:
 
 
 def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[SessionRunHook], checkpoint_path: str,
+            hooks: Sequence[SessionRunHook], checkpoint_path: Optional[str],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   built = _ModeGraph(setup, input_fn, ModeKeys.PREDICT)
   spec, config = built.spec, setup.config
   with built.graph.as_default():
     predictions = _select_predictions(spec, predict_keys)
-    checkpoints.check_fits(checkpoint_path, _v1.global_variables())
+    # Without a checkpoint: initialized or warm-started, as the Estimator.
+    _restore_or_warm_start(setup, checkpoint_path)
     creator = _v1.train.ChiefSessionCreator(
         scaffold=spec.scaffold,
         master=config.master,
