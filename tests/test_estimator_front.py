@@ -8,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat.engines.function.session import NeedsGraphEngine
 from estimator_compat.fn_args import fn_args
 from tests import models
 
@@ -237,3 +238,28 @@ def test_prediction_batch_lengths_must_match(tmp_path):
   batch = next(est.predict(_features_only_input_fn,
                            yield_single_examples=False))
   assert batch["y2"].shape == (2, 1)
+
+
+def test_input_without_tensors_runs_on_the_graph_engine(tmp_path, monkeypatch):
+  """`({}, None)` trains (on the graph engine); engine='function' says why."""
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+
+  def model_fn(mode, features, labels):
+    del features, labels
+    return tfe.EstimatorSpec(
+        mode=mode, loss=tf.constant(1.0),
+        train_op=tf.compat.v1.assign_add(
+            tf.compat.v1.train.get_global_step(), 1))
+
+  def empty_input_fn():
+    return {}, None
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path / "default"))
+  est.train(empty_input_fn, steps=2)
+  assert est.get_variable_value("global_step") == 2
+  chosen = tfe.Estimator(model_fn, model_dir=str(tmp_path / "function"),
+                         config=tfe.RunConfig(engine="function"))
+  with pytest.raises(NeedsGraphEngine, match="empty_input_fn returns no "
+                     "tensors.*Fix: run this program on the graph engine"):
+    chosen.train(empty_input_fn, steps=1)
+  assert models.checkpoint_files(str(tmp_path / "function")) == []
