@@ -16,6 +16,7 @@ import tensorflow as tf
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
 from estimator_compat import cluster
+from estimator_compat import front_checks
 from estimator_compat import model_dir_lock
 from estimator_compat import strategies
 from estimator_compat import tf_logging as logging
@@ -26,18 +27,9 @@ from estimator_compat.engines import graph as graph_engine
 from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, check_model_fn
+from estimator_compat.model_fn_call import (ModelSetup, bound_model_fn,
+                                            check_model_fn)
 from estimator_compat.run_config import RunConfig, default_session_config
-
-
-def _check_hooks(hooks: Optional[Sequence[Any]], where: str) -> List[Any]:
-  hooks = list(hooks or [])
-  for hook in hooks:
-    if not isinstance(hook, SessionRunHook):
-      raise TypeError(
-          f"{where}: hooks must be SessionRunHook instances, got "
-          f"{type(hook).__name__}. Fix: subclass tf.estimator.SessionRunHook.")
-  return hooks
 
 
 def _check_positive(name: str, value: Optional[int]) -> None:
@@ -73,18 +65,11 @@ class Estimator:
     Raises:
       TypeError / ValueError: a bad argument, with the fix.
     """
-    config = config if config is not None else RunConfig()
-    if not isinstance(config, RunConfig):
-      raise TypeError(
-          f"config must be an estimator RunConfig, got {type(config).__name__}."
-          " Fix: tf.estimator.RunConfig(...).")
+    front_checks.check_not_overridden(Estimator, self)
+    config = front_checks.check_config(config)
     check_model_fn(model_fn, params)
     params = copy.deepcopy(params or {})
-    if model_dir and config.model_dir and os.path.abspath(
-        model_dir) != os.path.abspath(config.model_dir):
-      raise ValueError(
-          f"model_dir {model_dir!r} differs from config.model_dir "
-          f"{config.model_dir!r}. Fix: set only one of them.")
+    front_checks.check_model_dir(model_dir, config.model_dir)
     model_dir = model_dir or config.model_dir
     if not model_dir:
       model_dir = tempfile.mkdtemp()
@@ -107,7 +92,12 @@ class Estimator:
   model_dir = property(lambda self: self._model_dir)
   config = property(lambda self: copy.deepcopy(self._config))
   params = property(lambda self: copy.deepcopy(self._params))
-  model_fn = property(lambda self: self._model_fn)
+
+  @property
+  def model_fn(self) -> Callable[..., Any]:
+    """The model_fn bound to `params`: `model_fn(features, labels, mode,
+    config)`, as the Estimator's property returned it."""
+    return bound_model_fn(self._setup)
 
   def _engine(self):
     return dispatch  # Each call runs on the engine that can honour it.
@@ -131,10 +121,7 @@ class Estimator:
   def _require_ckpt(self) -> str:
     path = checkpoint_files.checkpoint_to_restore(self._model_dir)
     if not path:
-      raise ValueError(
-          f"Could not find a checkpoint in model_dir {self._model_dir!r}. "
-          "Fix: train the Estimator first, or point model_dir at a trained "
-          "model.")
+      raise front_checks.no_checkpoint_error(self._model_dir)
     return path
 
   def train(self,
@@ -165,7 +152,8 @@ class Estimator:
           "the restored step, max_steps is absolute; pick one.")
     _check_positive("steps", steps)
     _check_positive("max_steps", max_steps)
-    hooks = _check_hooks(hooks, "train")
+    hooks = front_checks.check_hooks(hooks)
+    saving_listeners = front_checks.check_saving_listeners(saving_listeners)
     if self._serve_or_refuse_in_cluster():
       return self
     latest = checkpoint_files.checkpoint_to_restore(self._model_dir)
@@ -178,7 +166,7 @@ class Estimator:
         return self
     with model_dir_lock.held(self._model_dir, self._config.is_chief):
       self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
-                           list(saving_listeners or []))
+                           saving_listeners)
     return self
 
   def _serve_or_refuse_in_cluster(self) -> bool:
@@ -218,7 +206,7 @@ class Estimator:
       also written as summaries to `eval_dir(name)`.
     """
     _check_positive("steps", steps)
-    hooks = _check_hooks(hooks, "evaluate")
+    hooks = front_checks.check_hooks(hooks)
     writable_dirs.check_writable(
         self.eval_dir(name), "evaluate()'s summaries",
         "make model_dir writable, or evaluate from an Estimator whose "
@@ -227,12 +215,15 @@ class Estimator:
     picked = not checkpoint_path  # Only a picked one may be replaced.
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
-    results = checkpoint_files.retry_if_rotated(
-        lambda path: self._engine().evaluate(self._setup, input_fn, steps,
-                                             hooks, path),
-        checkpoint_path, self._model_dir, retries=3 if picked else 0)
+
+    def run(path):
+      return path, self._engine().evaluate(self._setup, input_fn, steps,
+                                           hooks, path)
+
+    evaluated, results = checkpoint_files.retry_if_rotated(
+        run, checkpoint_path, self._model_dir, retries=3 if picked else 0)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
-                                    int(results["global_step"]))
+                                    int(results["global_step"]), evaluated)
     logging.info("Saving dict for global step %d: %s",
                  int(results["global_step"]),
                  ", ".join("%s = %s" % (k, v)
@@ -248,16 +239,23 @@ class Estimator:
               yield_single_examples: bool = True) -> Iterator[Any]:
     """Yields predictions, one example (or one batch) at a time.
 
+    Without a checkpoint in model_dir the variables are initialized (or
+    warm-started), as the Estimator did. Errors are raised on the first
+    `next()`.
+
     Raises:
-      ValueError: no checkpoint to predict from (raised on first `next()`).
+      ValueError: `checkpoint_path` was given and holds no checkpoint.
     """
-    hooks = _check_hooks(hooks, "predict")
+    hooks = front_checks.check_hooks(hooks)
+    given = checkpoint_path
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
     if not checkpoint_path:
-      raise ValueError(
-          f"Could not find trained model in model_dir: {self._model_dir}. "
-          "Fix: train first, or pass checkpoint_path.")
+      if given:
+        raise front_checks.no_checkpoint_error(os.fspath(given))
+      logging.info(
+          "Could not find trained model in model_dir: %s, running "
+          "initialization to predict.", self._model_dir)
     yield from self._engine().predict(self._setup, input_fn, predict_keys,
                                       hooks, checkpoint_path,
                                       yield_single_examples)

@@ -217,7 +217,9 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
         default; also an unknown mode.
       TypeError: a field has the wrong type.
     """
-    if mode not in ModeKeys.ALL:
+    # mode=None is accepted, as by the Estimator: the Estimator's call of
+    # model_fn validates the spec again for the mode it called it in.
+    if mode is not None and mode not in ModeKeys.ALL:
       raise ValueError(
           f"EstimatorSpec: mode must be one of {ModeKeys.ALL}, got {mode!r}. "
           "Fix: pass the `mode` argument your model_fn received.")

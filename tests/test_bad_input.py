@@ -44,10 +44,19 @@ def test_non_scalar_loss(tmp_path):
   _assert_nothing_written(tmp_path)
 
 
-@pytest.mark.parametrize("returned", ["data/train.csv", 3.5, ["a", "b", "c"]])
+@pytest.mark.parametrize("returned", ["data/train.csv", 3.5])
 def test_input_fn_returning_something_else(tmp_path, returned):
   est = models.estimator(tmp_path)
   with pytest.raises(TypeError, match="must return a tf.data.Dataset"):
+    est.train(lambda: returned, steps=1)
+  _assert_nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("returned", [("a", "b", "c"), ["a", "b", "c"]])
+def test_input_fn_returning_three_items(tmp_path, returned):
+  est = models.estimator(tmp_path)
+  with pytest.raises(ValueError, match=r"^input_fn should return \(features, "
+                     r"labels\) as a len 2 tuple\..*of length 3.*Fix"):
     est.train(lambda: returned, steps=1)
   _assert_nothing_written(tmp_path)
 
@@ -117,8 +126,8 @@ def test_model_fn_returning_no_estimator_spec(tmp_path):
     return {"loss": tf.reduce_mean(features["x"])}
 
   est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
-  with pytest.raises(TypeError, match="must return an EstimatorSpec, got dict"
-                     ".*Fix"):
+  with pytest.raises(ValueError, match="^model_fn should return an "
+                     "EstimatorSpec.*dict.*Fix"):
     est.train(models.input_fn(), steps=1)
   _assert_nothing_written(tmp_path)
 
@@ -128,7 +137,8 @@ def test_model_fn_without_labels_argument(tmp_path):
     raise AssertionError("must not be called")
 
   est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
-  with pytest.raises(ValueError, match="does not take a 'labels' argument"):
+  with pytest.raises(ValueError, match="^model_fn does not take labels, but "
+                     "input_fn returns labels.*Fix"):
     est.train(models.input_fn(), steps=1)
   _assert_nothing_written(tmp_path)
 
@@ -137,7 +147,9 @@ def test_params_without_params_argument(tmp_path):
   def model_fn(features, labels, mode):
     raise AssertionError("must not be called")
 
-  with pytest.raises(ValueError, match="does not take a 'params' argument"):
+  with pytest.raises(ValueError, match=r"^model_fn \(.*\) does not include "
+                     r"params argument, but params \(\{'a': 1\}\) is passed to "
+                     r"Estimator\..*Fix"):
     tfe.Estimator(model_fn, model_dir=str(tmp_path), params={"a": 1})
 
 
@@ -179,7 +191,8 @@ def test_checkpoint_missing_variables(tmp_path):
 def test_saving_listeners_need_checkpoints(tmp_path):
   est = models.estimator(tmp_path, save_checkpoints_secs=None,
                          save_checkpoints_steps=None)
-  with pytest.raises(ValueError, match="checkpoints are disabled.*Fix"):
+  with pytest.raises(ValueError, match="^There should be a CheckpointSaverHook "
+                     "to use saving_listeners.*Fix"):
     est.train(models.input_fn(), steps=1,
               saving_listeners=[tfe.CheckpointSaverListener()])
   _assert_nothing_written(tmp_path)
@@ -187,8 +200,10 @@ def test_saving_listeners_need_checkpoints(tmp_path):
 
 def test_bad_hooks_and_config(tmp_path):
   est = models.estimator(tmp_path)
-  with pytest.raises(TypeError, match="SessionRunHook"):
+  with pytest.raises(TypeError, match="^Hooks must be a SessionRunHook, "
+                     "given: .*Fix"):
     est.train(models.input_fn(), hooks=[lambda: None], steps=1)
-  with pytest.raises(TypeError, match="RunConfig"):
+  with pytest.raises(ValueError, match="^config must be an instance of "
+                     "`RunConfig`, but provided .*Fix"):
     tfe.Estimator(models.classifier_fn, config={"model_dir": "x"})
   _assert_nothing_written(tmp_path)

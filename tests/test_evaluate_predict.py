@@ -139,12 +139,16 @@ def test_predict_ignores_labels_and_accepts_tensor_predictions(tmp_path):
 
 
 def test_predict_errors(trained, tmp_path):
-  with pytest.raises(ValueError, match="not among the predictions"):
+  with pytest.raises(ValueError, match="^Expected to run at least one output "
+                     "from .*provided \\['nope'\\].*Fix"):
     list(trained.predict(models.input_fn(num_epochs=1, labels=False),
                          predict_keys=["nope"]))
+  empty = tmp_path / "empty"
+  empty.mkdir()
   fresh = models.estimator(tmp_path / "fresh")
-  with pytest.raises(ValueError, match="Could not find trained model"):
-    next(fresh.predict(models.input_fn(num_epochs=1, labels=False)))
+  with pytest.raises(ValueError, match="^Could not find trained model"):
+    next(fresh.predict(models.input_fn(num_epochs=1, labels=False),
+                       checkpoint_path=str(empty)))
 
 
 def test_variable_access(trained):

@@ -16,7 +16,10 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoints
+from estimator_compat import eval_summary
+from estimator_compat import front_checks
 from estimator_compat import keras_metrics
+from estimator_compat import predict_input_check
 from estimator_compat import scaffold_savers
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph_distributed
@@ -46,6 +49,7 @@ class _ModeGraph:
       features, labels, self.input_hooks = call_input_fn(setup, input_fn, mode)
       if mode == ModeKeys.PREDICT:
         labels = None
+        predict_input_check.warn_if_endless(features, self.graph)
       with tf.device(setup.config.device_fn):
         self.spec = call_model_fn(setup, features, labels, mode)
 
@@ -95,10 +99,7 @@ def _saver_hook(setup: ModelSetup, spec: EstimatorSpec, chief_hooks: List,
   config = setup.config
   if not (config.save_checkpoints_steps or config.save_checkpoints_secs):
     if listeners:
-      raise ValueError(
-          "saving_listeners were given but checkpoints are disabled "
-          "(save_checkpoints_steps and save_checkpoints_secs are None). Fix: "
-          "set one of them in RunConfig.")
+      raise ValueError(front_checks.NO_SAVER_FOR_LISTENERS)
     return
   chief_hooks.append(
       CheckpointSaverHook(
@@ -144,14 +145,17 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     _restore_or_warm_start(setup,
                            checkpoints.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)
-    worker_hooks = [NanTensorHook(spec.loss)]
+    # The Estimator's order: the user's hooks see a step before
+    # NanTensorHook can stop training on it.
+    worker_hooks = built.input_hooks + list(hooks)
+    if steps is not None or max_steps is not None:
+      worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    worker_hooks.append(NanTensorHook(spec.loss))
     if config.log_step_count_steps:  # None turns loss logging off.
       worker_hooks.append(
           LoggingTensorHook({"loss": spec.loss, "step": built.global_step},
                             every_n_iter=config.log_step_count_steps))
-    worker_hooks += built.input_hooks + list(hooks) + list(spec.training_hooks)
-    if steps is not None or max_steps is not None:
-      worker_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    worker_hooks += list(spec.training_hooks)
     chief_hooks = list(spec.training_chief_hooks)
     save_secs, save_steps = 0, None
     if strategy is None:
@@ -213,24 +217,17 @@ def metric_ops(spec: EstimatorSpec, loss_weight=None):
 
 
 def write_eval_summary(eval_dir: str, results: Dict[str, Any],
-                       global_step: int) -> None:
-  """Writes scalar results as TensorBoard summaries, as the Estimator did."""
-  summary = _v1.Summary()
-  for key, value in sorted(results.items()):
-    if key == "global_step":
-      continue
-    if isinstance(value, (np.floating, np.integer, float, int, bool,
-                          np.bool_)) or (isinstance(value, np.ndarray) and
-                                         value.size == 1):
-      summary.value.add(tag=key, simple_value=float(value))
-    else:
-      logging.warning("Skipping summary for %s: not a scalar (%s).", key,
-                      type(value).__name__)
+                       global_step: int,
+                       checkpoint_path: Optional[str] = None) -> None:
+  """Writes the results (and the checkpoint's path) as the Estimator did."""
   # One cached writer per directory, as the Estimator: a new writer per call
   # could reuse (and overwrite) an events file name within the same second.
   with tf.Graph().as_default():
     writer = _v1.summary.FileWriterCache.get(eval_dir)
-  writer.add_summary(summary, global_step)
+  writer.add_summary(eval_summary.summary_of(results), global_step)
+  if checkpoint_path:
+    writer.add_summary(eval_summary.checkpoint_path_summary(checkpoint_path),
+                       global_step)
   writer.flush()
 
 
@@ -243,12 +240,11 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   with built.graph.as_default():
     values, update_op = metric_ops(spec)
     final = dict(values, global_step=built.global_step)
-    if checkpoint_path:
-      _check_fits(spec, checkpoint_path)
-    else:
+    if not checkpoint_path:
       logging.info(
           "Could not find trained model in model_dir: %s, running "
           "initialization to evaluate.", setup.model_dir)
+    _restore_or_warm_start(setup, checkpoint_path, spec)
     scaffold = spec.scaffold
     if scaffold.local_init_op is not None:
       # As the Estimator: the metrics' local variables get initialized too.
@@ -273,19 +269,31 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
 
 def _select_predictions(spec: EstimatorSpec,
                         predict_keys: Optional[Sequence[str]]):
+  """The predictions named in predict_keys, as the Estimator chose them.
+
+  Keys the model does not predict are left out (with a warning), as the
+  Estimator did; none of them there is an error.
+  """
   predictions = spec.predictions
-  if predict_keys is None:
+  if not predict_keys:
     return predictions
   if not isinstance(predictions, dict):
     raise ValueError(
-        "predict_keys was given but model_fn returned a single predictions "
-        "Tensor. Fix: return a dict of predictions, or drop predict_keys.")
+        "predict_keys argument is not valid in case of non-dict predictions. "
+        "Fix: return a dict of predictions from model_fn, or drop "
+        "predict_keys.")
+  chosen = {key: value for key, value in predictions.items()
+            if key in predict_keys}
+  if not chosen:
+    raise ValueError(
+        f"Expected to run at least one output from {list(predictions)}, "
+        f"provided {list(predict_keys)}. Fix: name keys of the predictions "
+        "dict model_fn returns.")
   missing = [key for key in predict_keys if key not in predictions]
   if missing:
-    raise ValueError(
-        f"predict_keys {missing} are not among the predictions "
-        f"{sorted(predictions)}.")
-  return {key: predictions[key] for key in predict_keys}
+    logging.warning("predict_keys %s are not among the predictions %s; "
+                    "they are left out.", missing, sorted(predictions))
+  return chosen
 
 
 def _single_examples(batch: Any) -> Iterator[Any]:
@@ -294,24 +302,28 @@ def _single_examples(batch: Any) -> Iterator[Any]:
     return
   sizes = {key: value.shape[0] if np.ndim(value) else None
            for key, value in batch.items()}
-  if None in sizes.values() or len(set(sizes.values())) != 1:
+  first = next(iter(sizes.values()), None)
+  other = [key for key, size in sizes.items() if size is None or size != first]
+  if other:
     raise ValueError(
-        f"Predictions must all have the same batch size to yield single "
-        f"examples, got {sizes}. Fix: give every prediction a leading batch "
-        "dimension, or call predict(..., yield_single_examples=False).")
-  for i in range(next(iter(sizes.values()))):
+        f"Batch length of predictions should be same. {other[0]} has "
+        f"different batch length than others. Batch lengths: {sizes}. Fix: "
+        "give every prediction the same leading batch dimension, or call "
+        "predict(..., yield_single_examples=False).")
+  for i in range(first or 0):
     yield {key: value[i] for key, value in batch.items()}
 
 
 def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[SessionRunHook], checkpoint_path: str,
+            hooks: Sequence[SessionRunHook], checkpoint_path: Optional[str],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   built = _ModeGraph(setup, input_fn, ModeKeys.PREDICT)
   spec, config = built.spec, setup.config
   with built.graph.as_default():
     predictions = _select_predictions(spec, predict_keys)
-    _check_fits(spec, checkpoint_path)
+    # Without a checkpoint: initialized or warm-started, as the Estimator.
+    _restore_or_warm_start(setup, checkpoint_path, spec)
     creator = _v1.train.ChiefSessionCreator(
         scaffold=spec.scaffold,
         master=config.master,

@@ -18,6 +18,7 @@ from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
+from estimator_compat import front_checks
 from estimator_compat import tf_logging as logging
 from estimator_compat.model_fn_call import ModelSetup
 
@@ -140,10 +141,7 @@ class CheckpointWriter:
     self._enabled = bool(config.save_checkpoints_steps or
                          config.save_checkpoints_secs) and config.is_chief
     if listeners and not self._enabled and config.is_chief:
-      raise ValueError(
-          "saving_listeners were given but checkpoints are disabled "
-          "(save_checkpoints_steps and save_checkpoints_secs are None). Fix: "
-          "set one of them in RunConfig.")
+      raise ValueError(front_checks.NO_SAVER_FOR_LISTENERS)
     # With neither cadence set (no checkpoints, as the Estimator allowed)
     # there is nothing to time.
     self._timer = tf.compat.v1.train.SecondOrStepTimer(

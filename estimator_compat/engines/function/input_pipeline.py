@@ -15,8 +15,12 @@ from typing import Iterator, Optional
 
 import tensorflow as tf
 
+from estimator_compat import predict_input_check
 from estimator_compat.engines.function import graph_input
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
+from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 
@@ -93,9 +97,21 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   if isinstance(result, tf.data.Dataset):
     return result
   result = graph_input.normalize(result, where, _ALLOWED)
+  if not tf.nest.flatten(result):
+    # ({}, None): steps without input, which a TF1 Session runs as they are.
+    raise NeedsGraphEngine(
+        f"{where} returns no tensors (empty features and no labels); the "
+        "function engine feeds its steps from a tf.data.Dataset, which needs "
+        "at least one tensor, while a TF1 Session runs steps without input. "
+        f"{GRAPH_ENGINE_FIX}")
   built = graph_input.build(setup.config.tf_random_seed, mode, call, where,
                             _ALLOWED)
-  if graph_input.classify(built, where) == graph_input.CONSTANT:
+  kind = graph_input.classify(built, where)
+  if mode == ModeKeys.PREDICT:
+    features = built.element
+    predict_input_check.warn_if_endless(
+        features[0] if isinstance(features, tuple) else features, built.graph)
+  if kind == graph_input.CONSTANT:
     # The same value at every step, as a Session evaluated it.
     return tf.data.Dataset.from_tensors(result).repeat()
   if distributed:

@@ -103,10 +103,9 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     merged = scaffold_fields.summary_op(spec.scaffold)
     graph = tf.compat.v1.get_default_graph()
     read = graph.get_tensor_by_name(model_read_name(graph))
-    own = [NanTensorHook(spec.loss)]
-    if config.log_step_count_steps:  # None turns loss logging off.
-      own.append(LoggingTensorHook({"loss": spec.loss, "step": read},
-                                   every_n_iter=config.log_step_count_steps))
+    # The Estimator's order: MonitoredTrainingSession's summary hooks, the
+    # user's hooks, then NanTensorHook (the user's see a step it stops on).
+    own = []
     if config.is_chief and config.log_step_count_steps:
       own.append(_StepCounterHook(every_n_steps=config.log_step_count_steps,
                                  output_dir=setup.model_dir))
@@ -114,9 +113,15 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
       own.append(SummarySaverHook(save_steps=config.save_summary_steps,
                                   output_dir=setup.model_dir,
                                   summary_op=merged))
-    all_hooks = own + list(hooks) + list(spec.training_hooks)
+    all_hooks = own + list(hooks)
     if steps is not None or max_steps is not None:
       all_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
+    all_hooks.append(NanTensorHook(spec.loss))
+    if config.log_step_count_steps:  # None turns loss logging off.
+      all_hooks.append(LoggingTensorHook(
+          {"loss": spec.loss, "step": read},
+          every_n_iter=config.log_step_count_steps))
+    all_hooks += list(spec.training_hooks)
     if config.is_chief:
       all_hooks = list(spec.training_chief_hooks) + all_hooks
     hook_holder["runner"] = HookRunner(all_hooks)
@@ -194,11 +199,10 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   model = TracedModel(setup, ModeKeys.EVAL, dataset, build, strategy,
                       metrics_fn=graph_engine.metric_ops)
   variables = model.capture.saveable_by_name()
-  if checkpoint_path:
-    checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
-  else:
+  if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
                  "initialization to evaluate.", setup.model_dir)
+  checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
   done = {"n": 0}
@@ -218,7 +222,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
 
 
 def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[Any], checkpoint_path: str,
+            hooks: Sequence[Any], checkpoint_path: Optional[str],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)

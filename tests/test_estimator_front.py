@@ -1,0 +1,265 @@
+"""The Estimator's own argument checks: its exception types and words first.
+
+Each error starts as the Estimator's did (programs and the Estimator's tests
+match it), then says how to fix the problem.
+"""
+
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.fn_args import fn_args
+from tests import models
+
+
+def _features_only_input_fn():
+  return {"x": tf.constant([[1.0], [2.0]])}
+
+
+def _counting_model_fn(features, labels, mode):
+  del features, labels
+  return tfe.EstimatorSpec(
+      mode, loss=tf.constant(1.0), predictions=tf.constant([[1.0], [2.0]]),
+      train_op=tf.compat.v1.assign_add(
+          tf.compat.v1.train.get_global_step(), 1))
+
+
+class _NotAListener:
+  pass
+
+
+# --- construction (no engine involved) ---------------------------------------
+
+
+def test_config_must_be_a_run_config():
+  with pytest.raises(ValueError, match="^config must be an instance of "
+                     "`RunConfig`, but provided NotARunConfig.*Fix"):
+    tfe.Estimator(model_fn=None, config="NotARunConfig")
+
+
+def test_model_fn_must_be_provided():
+  with pytest.raises(ValueError, match="^model_fn must be provided to "
+                     "Estimator.*Fix"):
+    tfe.Estimator(model_fn=None)
+
+
+def test_model_dir_conflict(tmp_path):
+  config = tfe.RunConfig(model_dir=str(tmp_path / "a"))
+  with pytest.raises(ValueError, match="^`model_dir` are set both in "
+                     "constructor and `RunConfig`, but with different values."
+                     ".*In constructor: '.*b', in `RunConfig`: '.*a'.*Fix"):
+    tfe.Estimator(_counting_model_fn, model_dir=str(tmp_path / "b"),
+                  config=config)
+
+
+def test_model_fn_argument_checks(tmp_path):
+  def no_features(x, labels):
+    del x, labels
+
+  def unknown(features, something):
+    del features, something
+
+  with pytest.raises(ValueError, match=r"^model_fn \(.*\) must include "
+                     "features argument.*Fix"):
+    tfe.Estimator(no_features, model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match=r"^model_fn \(.*\) has following not "
+                     r"expected args: \['something'\].*Fix"):
+    tfe.Estimator(unknown, model_dir=str(tmp_path))
+
+
+def test_model_fn_property_has_fixed_signature_and_binds_params(tmp_path):
+  seen = []
+
+  def model_fn(features, labels, mode, config, params):
+    seen.append((mode, params, config.tf_random_seed))
+    return _counting_model_fn(features, labels, mode)
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path), params={"a": 1})
+  bound = est.model_fn
+  assert set(fn_args(bound)) == {"features", "labels", "mode", "config"}
+  with tf.Graph().as_default():
+    tf.compat.v1.train.get_or_create_global_step()
+    spec = bound({"x": tf.constant([[1.0]])}, None, tfe.ModeKeys.TRAIN,
+                 tfe.RunConfig(tf_random_seed=7))
+  assert isinstance(spec, tfe.EstimatorSpec)
+  assert seen == [(tfe.ModeKeys.TRAIN, {"a": 1}, 7)]
+
+  def short_model_fn(features, labels):
+    del features, labels
+
+  short = tfe.Estimator(short_model_fn, model_dir=str(tmp_path / "short"))
+  assert set(fn_args(short.model_fn)) == {"features", "labels", "mode",
+                                          "config"}
+
+
+def test_subclass_may_not_override_methods(tmp_path):
+  class Overriding(tfe.Estimator):
+
+    def __init__(self):
+      super().__init__(_counting_model_fn, model_dir=str(tmp_path))
+
+    def predict(self, input_fn, predict_keys=None, hooks=None):
+      del input_fn, predict_keys, hooks
+
+  class Extending(tfe.Estimator):
+
+    def __init__(self):
+      super().__init__(_counting_model_fn, model_dir=str(tmp_path))
+
+    def predict_proba(self, input_fn):
+      del input_fn
+
+    def latest_checkpoint(self):  # Allowed, as by the Estimator.
+      return None
+
+  with pytest.raises(ValueError, match=r"^Subclasses of Estimator cannot "
+                     r"override members of Estimator\..*does override "
+                     r"\['predict'\].*Fix"):
+    Overriding()
+  Extending()
+
+
+def test_variables_need_a_trained_model(tmp_path):
+  est = tfe.Estimator(_counting_model_fn, model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match="^Could not find trained model in "
+                     "model_dir: .*Fix"):
+    est.get_variable_names()
+  with pytest.raises(ValueError, match="^Could not find trained model"):
+    est.get_variable_value("global_step")
+
+
+# --- calls (both engines) ----------------------------------------------------
+
+
+@pytest.mark.usefixtures("engine")
+def test_hooks_and_listeners_types(tmp_path):
+  est = tfe.Estimator(_counting_model_fn, model_dir=str(tmp_path))
+  hook_error = "^Hooks must be a SessionRunHook, given: NotAHook.*Fix"
+  with pytest.raises(TypeError, match=hook_error):
+    est.train(_features_only_input_fn, steps=1, hooks=["NotAHook"])
+  with pytest.raises(TypeError, match="^saving_listeners must be a list of "
+                     "CheckpointSaverListener, given: .*Fix"):
+    est.train(_features_only_input_fn, steps=1,
+              saving_listeners=[_NotAListener()])
+  assert models.checkpoint_files(str(tmp_path)) == []
+  with pytest.raises(TypeError, match=hook_error):
+    est.evaluate(_features_only_input_fn, steps=1, hooks=["NotAHook"])
+  with pytest.raises(TypeError, match=hook_error):
+    next(est.predict(_features_only_input_fn, hooks=["NotAHook"]))
+
+
+@pytest.mark.usefixtures("engine")
+def test_model_fn_must_return_estimator_spec(tmp_path):
+  def model_fn(features, labels, mode):
+    del features, labels, mode
+    return "NotGoodNotGood"
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match="^model_fn should return an "
+                     "EstimatorSpec.*str.*Fix"):
+    est.train(_features_only_input_fn, steps=1)
+
+
+@pytest.mark.usefixtures("engine")
+def test_spec_without_mode_from_model_fn_without_mode(tmp_path):
+  calls = []
+
+  def model_fn(features):
+    calls.append(1)
+    return tfe.EstimatorSpec(
+        mode=None, predictions=features["x"] * 2.0, loss=tf.constant(0.0),
+        train_op=tf.compat.v1.assign_add(
+            tf.compat.v1.train.get_global_step(), 1))
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(_features_only_input_fn, steps=2)
+  assert est.get_variable_value("global_step") == 2
+  assert est.evaluate(_features_only_input_fn, steps=1)["loss"] == 0.0
+  assert list(next(est.predict(_features_only_input_fn))) == [2.0]
+
+  def no_train_op(features):
+    return tfe.EstimatorSpec(mode=None, loss=tf.reduce_sum(features["x"]))
+
+  broken = tfe.Estimator(no_train_op, model_dir=str(tmp_path / "broken"))
+  with pytest.raises(ValueError, match="^Missing train_op.*Fix"):
+    broken.train(_features_only_input_fn, steps=1)
+
+
+@pytest.mark.usefixtures("engine")
+def test_saving_listeners_need_a_saver(tmp_path):
+  est = tfe.Estimator(
+      _counting_model_fn, model_dir=str(tmp_path),
+      config=tfe.RunConfig(save_checkpoints_steps=None,
+                           save_checkpoints_secs=None))
+  with pytest.raises(ValueError, match="^There should be a "
+                     "CheckpointSaverHook to use saving_listeners.*Fix"):
+    est.train(_features_only_input_fn, steps=1,
+              saving_listeners=[tfe.CheckpointSaverListener()])
+  assert models.checkpoint_files(str(tmp_path)) == []
+
+
+def _two_predictions_fn(y2_rows):
+  def model_fn(features, labels, mode):
+    del labels
+    return tfe.EstimatorSpec(
+        mode, loss=tf.reduce_sum(features["x"]),
+        train_op=tf.compat.v1.assign_add(
+            tf.compat.v1.train.get_global_step(), 1),
+        predictions={"y1": tf.constant([[10.0]]),
+                     "y2": tf.zeros([y2_rows, 1])})
+  return model_fn
+
+
+@pytest.mark.usefixtures("engine")
+def test_predict_keys(tmp_path):
+  est = tfe.Estimator(_two_predictions_fn(1), model_dir=str(tmp_path))
+  est.train(_features_only_input_fn, steps=1)
+  with pytest.raises(ValueError, match=r"^Expected to run at least one output "
+                     r"from \['y1', 'y2'\], provided \['y3'\].*Fix"):
+    next(est.predict(_features_only_input_fn, predict_keys=["y3"]))
+  # As the Estimator: keys it does not predict are left out.
+  assert set(next(est.predict(_features_only_input_fn,
+                              predict_keys=["y1", "y3"]))) == {"y1"}
+  tensor_est = tfe.Estimator(_counting_model_fn, model_dir=str(tmp_path / "t"))
+  tensor_est.train(_features_only_input_fn, steps=1)
+  with pytest.raises(ValueError, match="^predict_keys argument is not valid "
+                     "in case of non-dict predictions.*Fix"):
+    next(tensor_est.predict(_features_only_input_fn, predict_keys=["y"]))
+
+
+@pytest.mark.usefixtures("engine")
+def test_prediction_batch_lengths_must_match(tmp_path):
+  est = tfe.Estimator(_two_predictions_fn(2), model_dir=str(tmp_path))
+  est.train(_features_only_input_fn, steps=1)
+  with pytest.raises(ValueError, match="^Batch length of predictions should "
+                     "be same. y2 has different batch length than others.*Fix"):
+    next(est.predict(_features_only_input_fn))
+  batch = next(est.predict(_features_only_input_fn,
+                           yield_single_examples=False))
+  assert batch["y2"].shape == (2, 1)
+
+
+def test_input_without_tensors_runs_on_the_graph_engine(tmp_path, monkeypatch):
+  """`({}, None)` trains (on the graph engine); engine='function' says why."""
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+
+  def model_fn(mode, features, labels):
+    del features, labels
+    return tfe.EstimatorSpec(
+        mode=mode, loss=tf.constant(1.0),
+        train_op=tf.compat.v1.assign_add(
+            tf.compat.v1.train.get_global_step(), 1))
+
+  def empty_input_fn():
+    return {}, None
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path / "default"))
+  est.train(empty_input_fn, steps=2)
+  assert est.get_variable_value("global_step") == 2
+  chosen = tfe.Estimator(model_fn, model_dir=str(tmp_path / "function"),
+                         config=tfe.RunConfig(engine="function"))
+  with pytest.raises(NeedsGraphEngine, match="empty_input_fn returns no "
+                     "tensors.*Fix: run this program on the graph engine"):
+    chosen.train(empty_input_fn, steps=1)
+  assert models.checkpoint_files(str(tmp_path / "function")) == []
