@@ -204,3 +204,25 @@ def test_best_exporter_uses_compare_fn(tmp_path, better, expected):
   assert len(os.listdir(tmp_path / "export" / "best")) == expected
   assert [current for _, current in seen] == [6, 9]
   assert seen[0][0] == 3
+
+
+def test_features_keyed_by_ints_reach_the_model_fn_in_export(tmp_path):
+  # The Estimator accepted int feature keys (receiver tensors, the signature
+  # inputs, stay strings); export passes the features dict as given.
+  seen = []
+
+  def model_fn(features, labels, mode, params):
+    seen.append(sorted(features, key=str))
+    return models.classifier_fn(features, labels, mode, params)
+
+  est = models.estimator(tmp_path / "model", model_fn=model_fn)
+  est.train(models.input_fn(), steps=1)
+
+  def receiver_fn():
+    x = tf.compat.v1.placeholder(tf.float32, [None, models.DIM])
+    return tfe.export.ServingInputReceiver({"x": x, 7: x * 2.0}, {"x": x})
+
+  path = est.export_saved_model(str(tmp_path / "export"), receiver_fn)
+  assert seen[-1] == [7, "x"]
+  signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+  assert list(signature.structured_input_signature[1]) == ["x"]
