@@ -226,3 +226,28 @@ def test_features_keyed_by_ints_reach_the_model_fn_in_export(tmp_path):
   assert seen[-1] == [7, "x"]
   signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
   assert list(signature.structured_input_signature[1]) == ["x"]
+
+
+def test_supervised_receivers_export_train_and_eval_graphs(trained, tmp_path):
+  x, y = models.data(8)
+  receiver_fn = tfe.experimental.build_raw_supervised_input_receiver_fn(
+      {"x": tf.constant(x)}, tf.constant(y))
+  path = trained.experimental_export_all_saved_models(
+      str(tmp_path / "export"),
+      {tfe.ModeKeys.TRAIN: receiver_fn, tfe.ModeKeys.EVAL: receiver_fn,
+       tfe.ModeKeys.PREDICT: tfe.export.build_raw_serving_input_receiver_fn(
+           {"x": tf.constant(x)})})
+  signatures = _signature_defs(path)
+  assert sorted(signatures) == [("eval",), ("serve",), ("train",)]
+  assert sorted(signatures[("eval",)]["eval"].inputs) == ["label", "x"]
+  assert sorted(signatures[("train",)]["train"].inputs) == ["label", "x"]
+  # The EVAL graph computes the same loss as evaluate() on the same rows.
+  with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+    meta = tf.compat.v1.saved_model.load(session, ["eval"], path.decode())
+    signature = meta.signature_def["eval"]
+    loss = session.run(signature.outputs["loss"].name, {
+        signature.inputs["x"].name: x, signature.inputs["label"].name: y})
+  expected = trained.evaluate(
+      tfe.inputs.numpy_input_fn({"x": x}, y, batch_size=8, shuffle=False,
+                                num_epochs=1))["loss"]
+  np.testing.assert_allclose(loss, expected, rtol=1e-5)
