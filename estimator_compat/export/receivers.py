@@ -62,7 +62,7 @@ def _check_key(name: Any, field: str, allow_int_keys: bool) -> None:
   if not allow_int_keys:
     raise ValueError(f"{field} keys must be strings: {name}. Fix: key each "
                      f"{field} by a string; it names a signature input.")
-  if not isinstance(name, int) or isinstance(name, bool):
+  if not isinstance(name, int):
     raise ValueError(f"{field} keys must be strings or ints: {name}. Fix: "
                      f"key each {field} by a string or an int.")
 
