@@ -12,6 +12,7 @@ from estimator_compat._keras import ensure_legacy_keras as _ensure_legacy_keras
 _ensure_legacy_keras()
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
+from estimator_compat import experimental
 from estimator_compat import export
 from estimator_compat import inputs
 from estimator_compat.estimator import Estimator
@@ -42,5 +43,5 @@ __all__ = [
     "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext",
     "SessionRunHook", "SessionRunValues", "StepCounterHook", "StopAtStepHook",
     "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings",
-    "export", "inputs", "install", "train_and_evaluate",
+    "experimental", "export", "inputs", "install", "train_and_evaluate",
 ]

@@ -12,6 +12,7 @@ fails as it would on an install without it: `AttributeError`, or
 when the Estimator lacks it.
 """
 
+import functools
 import importlib
 import importlib.machinery
 import sys
@@ -29,7 +30,8 @@ class ModulePath(NamedTuple):
     path: module path under `tensorflow_estimator.python.estimator`.
     source: the estimator_compat module holding the names.
     names: the public names that module path exposes; `"A=B"` exposes our
-      `B` as `A` (the real module's name for the class we implement as `B`).
+      `B` as `A` (the real module's name for the class we implement as `B`);
+      `B` may be a dotted path under `source` (`"A=submodule.A"`).
   """
   path: str
   source: str
@@ -46,6 +48,11 @@ _RECEIVER_NAMES = (
     "ServingInputReceiver", "TensorServingInputReceiver",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn")
+_SUPERVISED_NAMES = tuple(
+    f"{name}=supervised.{name}" for name in (
+        "SupervisedInputReceiver", "UnsupervisedInputReceiver",
+        "build_raw_supervised_input_receiver_fn",
+        "build_supervised_input_receiver_fn_from_input_fn"))
 _OUTPUT_NAMES = (
     "ClassificationOutput", "ExportOutput", "PredictOutput",
     "RegressionOutput")
@@ -76,12 +83,14 @@ MODULES: Tuple[ModulePath, ...] = (
                 "LatestExporter")),
     ModulePath("util", "estimator_compat", ()),
     ModulePath("export", "estimator_compat.export", ()),
-    ModulePath("export.export", "estimator_compat.export.receivers",
-               _RECEIVER_NAMES + (
-                   "SINGLE_FEATURE_DEFAULT_NAME", "SINGLE_LABEL_DEFAULT_NAME",
-                   "SINGLE_RECEIVER_DEFAULT_NAME")),
+    ModulePath("export.export", "estimator_compat.export",
+               _RECEIVER_NAMES + _SUPERVISED_NAMES + tuple(
+                   f"{name}=receivers.{name}" for name in (
+                       "SINGLE_FEATURE_DEFAULT_NAME",
+                       "SINGLE_LABEL_DEFAULT_NAME",
+                       "SINGLE_RECEIVER_DEFAULT_NAME"))),
     ModulePath("export.export_lib", "estimator_compat.export",
-               _RECEIVER_NAMES + _OUTPUT_NAMES),
+               _RECEIVER_NAMES + _SUPERVISED_NAMES + _OUTPUT_NAMES),
     ModulePath("export.export_output", "estimator_compat.export",
                _OUTPUT_NAMES),
     ModulePath("inputs", "estimator_compat.inputs", ()),
@@ -101,13 +110,13 @@ MODULES: Tuple[ModulePath, ...] = (
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):
-# estimator_compat and its `export` / `inputs` subpackages.
+# estimator_compat and its `experimental` / `export` / `inputs` subpackages.
 API_ALIASES: Tuple[str, ...] = (
     ROOT + ".estimator",
     BASE + ".api._v1.estimator",
     BASE + ".api._v2.estimator",
 )
-API_SUBPACKAGES: Tuple[str, ...] = ("export", "inputs")
+API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs")
 
 
 def _missing_name(module_name: str):
@@ -163,6 +172,7 @@ def register() -> None:
     names = {}
     for spec in entry.names:
       name, _, ours = spec.partition("=")
-      names[name] = getattr(source, ours or name)
+      names[name] = functools.reduce(getattr, (ours or name).split("."),
+                                     source)
     _register(f"{BASE}.{entry.path}",
               _new_module(f"{BASE}.{entry.path}", names))

@@ -30,13 +30,78 @@ class Exporter(abc.ABC):
     """Exports the model; returns what train_and_evaluate reports."""
 
 
-def _hooks(hooks: Optional[Sequence[Any]], where: str) -> Tuple[Any, ...]:
+def _check_input_fn(input_fn: Any) -> None:
+  if not callable(input_fn):
+    raise TypeError(
+        f"`input_fn` must be callable, given: {input_fn!r}. Fix: pass the "
+        "function itself (input_fn=my_input_fn), not the result of calling "
+        "it.")
+
+
+def _check_hooks(hooks: Optional[Sequence[Any]]) -> Tuple[Any, ...]:
   hooks = tuple(hooks or ())
   for hook in hooks:
     if not isinstance(hook, SessionRunHook):
-      raise TypeError(f"{where}.hooks must hold SessionRunHook instances, got "
-                      f"{type(hook).__name__}.")
+      raise TypeError(
+          f"All hooks must be `SessionRunHook` instances, given: {hook!r}. "
+          "Fix: subclass tf.estimator.SessionRunHook "
+          "(tf.compat.v1.train.SessionRunHook).")
   return hooks
+
+
+def _check_saving_listeners(listeners: Optional[Sequence[Any]]
+                            ) -> Tuple[Any, ...]:
+  listeners = tuple(listeners or ())
+  for listener in listeners:
+    if not isinstance(listener, CheckpointSaverListener):
+      raise TypeError(
+          "All saving_listeners must be `CheckpointSaverListener` instances, "
+          f"given: {listener!r}. Fix: subclass "
+          "tf.estimator.CheckpointSaverListener "
+          "(tf.compat.v1.train.CheckpointSaverListener).")
+  return listeners
+
+
+def _check_exporters(exporters: Any) -> Tuple[Exporter, ...]:
+  """One Exporter, an iterable of them, or None, as a tuple.
+
+  Raises:
+    TypeError: something that is not an Exporter, or not iterable.
+    ValueError: an exporter without a string name, or names that repeat.
+  """
+  if not exporters:
+    return ()
+  if isinstance(exporters, Exporter):
+    exporters = [exporters]
+  try:
+    exporters = list(exporters)
+  except TypeError:
+    exporters = [exporters]  # Not iterable: reported as not an Exporter.
+  for exporter in exporters:
+    if not isinstance(exporter, Exporter):
+      raise TypeError(
+          "`exporters` must be an Exporter, an iterable of Exporter, or "
+          f"`None`, found {exporter!r}. Fix: pass tf.estimator.Exporter "
+          "instances (e.g. tf.estimator.LatestExporter(...)).")
+  names = [exporter.name for exporter in exporters]
+  seen = set()
+  for name in names:
+    if not name:
+      raise ValueError(
+          "An Exporter cannot have a name that is `None` or empty. All "
+          f"exporter names: {names}. Fix: give each exporter a name; it is "
+          "the directory under model_dir/export/.")
+    if not isinstance(name, str):
+      raise ValueError(
+          f"An Exporter must have a string name. Given: {type(name)}. Fix: "
+          "name it with a string (the directory under model_dir/export/).")
+    if name in seen:
+      raise ValueError(
+          "`exporters` must have unique names. Such a name cannot be `None`. "
+          f"All exporter names: {names}. Fix: give each exporter its own "
+          "name, so that their exports do not share a directory.")
+    seen.add(name)
+  return tuple(exporters)
 
 
 class TrainSpec(
@@ -49,13 +114,13 @@ class TrainSpec(
               max_steps: Optional[int] = None,
               hooks: Optional[Sequence[SessionRunHook]] = None,
               saving_listeners: Optional[Sequence[Any]] = None):
-    if not callable(input_fn):
-      raise TypeError(f"TrainSpec: input_fn must be callable, got "
-                      f"{type(input_fn).__name__}.")
+    _check_input_fn(input_fn)
     if max_steps is not None and max_steps <= 0:
-      raise ValueError(f"TrainSpec: max_steps must be > 0, given: {max_steps}.")
-    return super().__new__(cls, input_fn, max_steps, _hooks(hooks, "TrainSpec"),
-                           tuple(saving_listeners or ()))
+      raise ValueError(
+          f"Must specify max_steps > 0, given: {max_steps}. Fix: pass a "
+          "positive max_steps, or None to train until input_fn ends.")
+    return super().__new__(cls, input_fn, max_steps, _check_hooks(hooks),
+                           _check_saving_listeners(saving_listeners))
 
 
 class EvalSpec(
@@ -73,26 +138,26 @@ class EvalSpec(
               exporters: Any = None,
               start_delay_secs: int = 120,
               throttle_secs: int = 600):
-    if not callable(input_fn):
-      raise TypeError(f"EvalSpec: input_fn must be callable, got "
-                      f"{type(input_fn).__name__}.")
+    _check_input_fn(input_fn)
     if steps is not None and steps <= 0:
-      raise ValueError(f"EvalSpec: steps must be > 0 or None, given: {steps}.")
+      raise ValueError(
+          f"Must specify steps > 0, given: {steps}. Fix: pass a positive "
+          "steps, or None to evaluate until input_fn ends.")
     if name is not None and not isinstance(name, str):
-      raise TypeError(f"EvalSpec: name must be a string, got {name!r}.")
-    if start_delay_secs < 0 or throttle_secs < 0:
-      raise ValueError("EvalSpec: start_delay_secs and throttle_secs must be "
-                       ">= 0.")
-    if exporters is None:
-      exporters = ()
-    elif isinstance(exporters, Exporter):
-      exporters = (exporters,)
-    exporters = tuple(exporters)
-    names = [e.name for e in exporters]
-    if len(set(names)) != len(names):
-      raise ValueError(f"EvalSpec: exporter names must be unique: {names}.")
-    return super().__new__(cls, input_fn, steps, name,
-                           _hooks(hooks, "EvalSpec"), exporters,
+      raise TypeError(
+          f"`name` must be string, given: {name!r}. Fix: pass a string (the "
+          "evaluation's directory is model_dir/eval_<name>).")
+    hooks = _check_hooks(hooks)
+    exporters = _check_exporters(exporters)
+    if start_delay_secs < 0:
+      raise ValueError(
+          f"Must specify start_delay_secs >= 0, given: {start_delay_secs}. "
+          "Fix: pass 0 or more seconds.")
+    if throttle_secs < 0:
+      raise ValueError(
+          f"Must specify throttle_secs >= 0, given: {throttle_secs}. Fix: "
+          "pass 0 or more seconds.")
+    return super().__new__(cls, input_fn, steps, name, hooks, exporters,
                            start_delay_secs, throttle_secs)
 
 
@@ -171,18 +236,29 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
 
   Raises:
     TypeError: an argument of the wrong type.
-    ValueError: a cluster without a strategy that can use it.
+    ValueError: a cluster without a strategy that can use it, or an
+      evaluator task whose index is not 0.
   """
-  if not isinstance(estimator, Estimator):
-    raise TypeError(f"train_and_evaluate needs an Estimator, got "
-                    f"{type(estimator).__name__}.")
-  if not isinstance(train_spec, TrainSpec):
-    raise TypeError(f"train_spec must be a TrainSpec, got "
-                    f"{type(train_spec).__name__}.")
+  # The Estimator's checks, in its order: the eval_spec first.
   if not isinstance(eval_spec, EvalSpec):
-    raise TypeError(f"eval_spec must be an EvalSpec, got "
-                    f"{type(eval_spec).__name__}.")
+    raise TypeError(
+        "`eval_spec` must have type `tf.estimator.EvalSpec`. Got: "
+        f"{type(eval_spec)}. Fix: pass tf.estimator.EvalSpec(input_fn=...).")
+  if not isinstance(estimator, Estimator):
+    raise TypeError(
+        "`estimator` must have type `tf.estimator.Estimator`. Got: "
+        f"{type(estimator)}. Fix: pass the tf.estimator.Estimator to train.")
+  if not isinstance(train_spec, TrainSpec):
+    raise TypeError(
+        "`train_spec` must have type `tf.estimator.TrainSpec`. Got: "
+        f"{type(train_spec)}. Fix: pass tf.estimator.TrainSpec(input_fn=...).")
   config = estimator.config
+  if config.task_type == "evaluator" and config.task_id > 0:
+    raise ValueError(
+        "For distributed training, there can only be one `evaluator` task "
+        f"(with task id 0).  Given task id {config.task_id}. Fix: give the "
+        "evaluator index 0 in TF_CONFIG; run other evaluations with "
+        "Estimator.evaluate.")
   if config.task_type == "evaluator":
     return _run_evaluator_task(estimator, eval_spec, train_spec.max_steps)
   if config.is_distributed:

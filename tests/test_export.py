@@ -204,3 +204,50 @@ def test_best_exporter_uses_compare_fn(tmp_path, better, expected):
   assert len(os.listdir(tmp_path / "export" / "best")) == expected
   assert [current for _, current in seen] == [6, 9]
   assert seen[0][0] == 3
+
+
+def test_features_keyed_by_ints_reach_the_model_fn_in_export(tmp_path):
+  # The Estimator accepted int feature keys (receiver tensors, the signature
+  # inputs, stay strings); export passes the features dict as given.
+  seen = []
+
+  def model_fn(features, labels, mode, params):
+    seen.append(sorted(features, key=str))
+    return models.classifier_fn(features, labels, mode, params)
+
+  est = models.estimator(tmp_path / "model", model_fn=model_fn)
+  est.train(models.input_fn(), steps=1)
+
+  def receiver_fn():
+    x = tf.compat.v1.placeholder(tf.float32, [None, models.DIM])
+    return tfe.export.ServingInputReceiver({"x": x, 7: x * 2.0}, {"x": x})
+
+  path = est.export_saved_model(str(tmp_path / "export"), receiver_fn)
+  assert seen[-1] == [7, "x"]
+  signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+  assert list(signature.structured_input_signature[1]) == ["x"]
+
+
+def test_supervised_receivers_export_train_and_eval_graphs(trained, tmp_path):
+  x, y = models.data(8)
+  receiver_fn = tfe.experimental.build_raw_supervised_input_receiver_fn(
+      {"x": tf.constant(x)}, tf.constant(y))
+  path = trained.experimental_export_all_saved_models(
+      str(tmp_path / "export"),
+      {tfe.ModeKeys.TRAIN: receiver_fn, tfe.ModeKeys.EVAL: receiver_fn,
+       tfe.ModeKeys.PREDICT: tfe.export.build_raw_serving_input_receiver_fn(
+           {"x": tf.constant(x)})})
+  signatures = _signature_defs(path)
+  assert sorted(signatures) == [("eval",), ("serve",), ("train",)]
+  assert sorted(signatures[("eval",)]["eval"].inputs) == ["label", "x"]
+  assert sorted(signatures[("train",)]["train"].inputs) == ["label", "x"]
+  # The EVAL graph computes the same loss as evaluate() on the same rows.
+  with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+    meta = tf.compat.v1.saved_model.load(session, ["eval"], path.decode())
+    signature = meta.signature_def["eval"]
+    loss = session.run(signature.outputs["loss"].name, {
+        signature.inputs["x"].name: x, signature.inputs["label"].name: y})
+  expected = trained.evaluate(
+      tfe.inputs.numpy_input_fn({"x": x}, y, batch_size=8, shuffle=False,
+                                num_epochs=1))["loss"]
+  np.testing.assert_allclose(loss, expected, rtol=1e-5)

@@ -138,6 +138,18 @@ def test_install_makes_the_real_module_paths_importable():
       assert export.ServingInputReceiver is ec.export.ServingInputReceiver
       assert export.SINGLE_FEATURE_DEFAULT_NAME == "feature"
       assert export_lib.PredictOutput is ec.export.PredictOutput
+      supervised = ec.export.supervised
+      for name in ("SupervisedInputReceiver", "UnsupervisedInputReceiver",
+                   "build_raw_supervised_input_receiver_fn",
+                   "build_supervised_input_receiver_fn_from_input_fn"):
+        assert getattr(export, name) is getattr(supervised, name), name
+        assert getattr(export_lib, name) is getattr(supervised, name), name
+        assert not hasattr(tf.estimator.export, name), name  # As the real.
+      assert (tf.estimator.experimental.build_raw_supervised_input_receiver_fn
+              is supervised.build_raw_supervised_input_receiver_fn)
+      assert (tf.compat.v1.estimator.experimental is ec.experimental)
+      from tensorflow_estimator.estimator.experimental import (
+          build_raw_supervised_input_receiver_fn)
       assert export_output.RegressionOutput is ec.export.RegressionOutput
       assert numpy_io.numpy_input_fn is ec.inputs.numpy_input_fn
       assert pandas_io.pandas_input_fn is ec.inputs.pandas_input_fn

@@ -69,11 +69,11 @@ def test_resumed_run_with_max_steps_reached_still_evaluates(tmp_path):
 
 
 def test_spec_validation():
-  with pytest.raises(TypeError, match="input_fn must be callable"):
+  with pytest.raises(TypeError, match="`input_fn` must be callable"):
     tfe.TrainSpec(input_fn=None)
-  with pytest.raises(ValueError, match="max_steps must be > 0"):
+  with pytest.raises(ValueError, match="Must specify max_steps > 0"):
     tfe.TrainSpec(models.input_fn(), max_steps=0)
-  with pytest.raises(ValueError, match="steps must be > 0"):
+  with pytest.raises(ValueError, match="Must specify steps > 0"):
     tfe.EvalSpec(models.input_fn(), steps=0)
   spec = tfe.EvalSpec(models.input_fn())
   assert (spec.steps, spec.start_delay_secs, spec.throttle_secs) == (100, 120,
