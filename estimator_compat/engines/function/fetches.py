@@ -16,7 +16,8 @@ This module turns the one into the other:
   consume a batch that training then never sees.
 """
 
-from typing import Any, Callable, Dict, Iterable, List, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Sequence,
+                    Set, Tuple)
 
 import tensorflow as tf
 from estimator_compat.engines.function.session import (
@@ -44,21 +45,30 @@ def as_graph_fetch(value: Any, graph: tf.Graph) -> Any:
   return value
 
 
-def depends_on(fetches: Iterable[Any], sources: Sequence[tf.Operation]) -> Any:
-  """The first of `sources` that a fetch needs (by data or control), or None."""
-  wanted = {id(op) for op in sources}
-  stack = [f if isinstance(f, tf.Operation) else f.op for f in fetches]
+def _walk(fetches: Iterable[Any]) -> Iterator[tf.Operation]:
+  """Every operation the fetches need (by data or control), each once."""
+  stack = [f if isinstance(f, tf.Operation) else f.op for f in fetches
+           if f is not None]
   seen = set()
   while stack:
     op = stack.pop()
-    if id(op) in seen:
+    if op in seen:
       continue
-    seen.add(id(op))
-    if id(op) in wanted:
-      return op
+    seen.add(op)
+    yield op
     stack.extend(t.op for t in op.inputs)
     stack.extend(op.control_inputs)
-  return None
+
+
+def reached_ops(fetches: Iterable[Any]) -> Set[tf.Operation]:
+  """The operations the fetches need (by data or control)."""
+  return set(_walk(fetches))
+
+
+def depends_on(fetches: Iterable[Any], sources: Sequence[tf.Operation]) -> Any:
+  """The first of `sources` that a fetch needs (by data or control), or None."""
+  wanted = set(sources)
+  return next((op for op in _walk(fetches) if op in wanted), None)
 
 
 class GraphFetcher:

@@ -19,7 +19,7 @@ from tensorflow.python.training import training_util
 
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines.function.fetches import (
-    GraphFetcher, as_graph_fetch, depends_on)
+    GraphFetcher, as_graph_fetch, depends_on, reached_ops)
 from estimator_compat.engines.function.session import (
     UnsupportedOnFunctionEngine, GRAPH_ENGINE_FIX)
 from estimator_compat.engines.function import tf1_code
@@ -225,23 +225,30 @@ class TracedModel:
           f"A hook asked for {name!r}, which is not in the model's graph. "
           f"{GRAPH_ENGINE_FIX}") from None
 
-  def _call_time_inputs(self):
-    """(placeholders, closures) of values fed at each call.
+  def _call_time_inputs(self, fetches: Any):
+    """(placeholders, closures) of the values `fetches` need at each call.
 
     Collective ops under a strategy take a fresh instance key per call
     (`FuncGraph.capture_call_time_value`); a pruned function must take them
-    as inputs and get `closure()` at each call, as tf.function does.
+    as inputs and get `closure()` at each call, as tf.function does. Only
+    the keys its own collectives use: each `closure()` call takes the next
+    key, and under multi-worker training every worker must take the same
+    keys in the same order, so a function one task runs alone (a hook's
+    `session.run` on the chief) must take none.
     """
     captures = self.graph._function_captures  # pylint: disable=protected-access
-    keys = list(captures.by_ref_internal)
-    placeholders = [t for k in keys
-                    for t in tf.nest.flatten(captures.by_ref_internal[k])]
-    closures = [captures.by_ref_external[k] for k in keys]
+    needed = reached_ops(tf.nest.flatten(fetches, expand_composites=True))
+    placeholders, closures = [], []
+    for key, internal in captures.by_ref_internal.items():
+      inputs = tf.nest.flatten(internal)
+      if any(t.op in needed for t in inputs):
+        placeholders.extend(inputs)
+        closures.append(captures.by_ref_external[key])
     return placeholders, closures
 
   def prune(self, fetches: Any) -> Callable[[], Any]:
     """A function of no arguments computing `fetches` (graph elements)."""
-    placeholders, closures = self._call_time_inputs()
+    placeholders, closures = self._call_time_inputs(fetches)
     pruned = self._wrapped.prune(placeholders, fetches)
     if not closures:
       return pruned
