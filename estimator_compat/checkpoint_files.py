@@ -215,6 +215,27 @@ def checkpoint_to_restore(model_dir: str) -> Optional[str]:
   return state.model_checkpoint_path
 
 
+def refuse_unnamed_checkpoints(model_dir: str) -> None:
+  """Training must not start over beside checkpoints no state file names.
+
+  Without a `checkpoint` state file, TF1 (and the Estimator) started from
+  step 0 and overwrote `model.ckpt-0` and later files of the same names.
+
+  Raises:
+    ValueError: model_dir holds whole checkpoints but no state file.
+  """
+  found = whole_checkpoints(model_dir)
+  if found:
+    newest = os.path.basename(found[0])
+    raise ValueError(
+        f"model_dir {model_dir} holds checkpoints ({', '.join(_names(found))})"
+        f" but no '{STATE_FILE}' file naming them, so training would start "
+        "over from step 0 and overwrite them. Nothing was changed on disk. "
+        "Fix: name the checkpoint to resume from: "
+        f"tf.compat.v1.train.update_checkpoint_state({model_dir!r}, "
+        f"{newest!r}); or train into an empty model_dir.")
+
+
 def usable_checkpoint(checkpoint_path: Optional[str],
                       model_dir: str) -> Optional[str]:
   """`checkpoint_path` if given and whole, else checkpoint_to_restore().

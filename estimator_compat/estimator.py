@@ -157,6 +157,8 @@ class Estimator:
     if self._serve_or_refuse_in_cluster():
       return self
     latest = checkpoint_files.checkpoint_to_restore(self._model_dir)
+    if latest is None:
+      checkpoint_files.refuse_unnamed_checkpoints(self._model_dir)
     if self._config.is_chief:
       checkpoint_files.remove_unfinished_saves(self._model_dir)
     if max_steps is not None:

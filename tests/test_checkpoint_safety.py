@@ -342,3 +342,20 @@ def test_kill_9_during_training_and_saving_loses_at_most_one_interval(
   assert len(_index_files(tmp_path)) <= keep + kills
   assert not [f for f in os.listdir(tmp_path)
               if "tempstate" in f or "_temp" in f or ".tmp" in f]
+
+
+def test_train_refuses_checkpoints_no_state_file_names(tmp_path, engine):
+  del engine
+  _trained(tmp_path, steps=3)
+  os.remove(os.path.join(tmp_path, "checkpoint"))
+  before = _snapshot(tmp_path)
+  with pytest.raises(ValueError,
+                     match="no 'checkpoint' file.*update_checkpoint_state"):
+    models.estimator(tmp_path, save_checkpoints_steps=1).train(
+        models.input_fn(), steps=2)
+  assert _snapshot(tmp_path) == before
+  # The fix in the message resumes where the run left off.
+  tf.compat.v1.train.update_checkpoint_state(str(tmp_path), "model.ckpt-3")
+  est = models.estimator(tmp_path, save_checkpoints_steps=1)
+  est.train(models.input_fn(), steps=2)
+  assert est.get_variable_value("global_step") == 5
