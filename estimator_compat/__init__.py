@@ -24,7 +24,7 @@ from estimator_compat.hooks import (
     NanTensorHook, ProfilerHook, SecondOrStepTimer, SessionRunArgs,
     SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
     StopAtStepHook, SummarySaverHook)
-from estimator_compat.install import install
+from estimator_compat.installer import install
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.run_config import RunConfig
 from estimator_compat.spec import EstimatorSpec
