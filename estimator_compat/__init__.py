@@ -5,43 +5,74 @@ Use it as `import estimator_compat as tf_estimator`, or call
 Importing this package routes `tf.keras` to tf-keras (Keras 2), which legacy
 model code needs; it must therefore be imported before anything reads
 `tf.keras`.
+
+The public names load on first use (PEP 562): importing the package does
+not import TensorFlow, so `python -m estimator_compat.train --bad_flag`
+answers at once and a program pays for TensorFlow only when it uses it.
 """
+
+import importlib
+from typing import Any, List
 
 from estimator_compat._keras import ensure_legacy_keras as _ensure_legacy_keras
 
 _ensure_legacy_keras()
 
-# pylint: disable=g-import-not-at-top,wrong-import-position
-from estimator_compat import experimental
-from estimator_compat import export
-from estimator_compat import inputs
-from estimator_compat.estimator import Estimator
-from estimator_compat.exporters import (BestExporter, FinalExporter,
-                                        LatestExporter)
-from estimator_compat.hooks import (
-    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
-    GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError,
-    NanTensorHook, ProfilerHook, SecondOrStepTimer, SessionRunArgs,
-    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
-    StopAtStepHook, SummarySaverHook)
-from estimator_compat.installer import install
-from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.run_config import RunConfig
-from estimator_compat.spec import EstimatorSpec
-from estimator_compat.training import (EvalSpec, Exporter, TrainSpec,
-                                       train_and_evaluate)
-from estimator_compat.warm_starting import VocabInfo, WarmStartSettings
-
 __version__ = "0.1.0"
 
-__all__ = [
-    "BestExporter", "FinalExporter", "LatestExporter",
-    "CheckpointSaverHook", "CheckpointSaverListener", "Estimator",
-    "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalOpsHook",
-    "GlobalStepWaiterHook", "LoggingTensorHook", "ModeKeys",
-    "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "RunConfig",
-    "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext",
-    "SessionRunHook", "SessionRunValues", "StepCounterHook", "StopAtStepHook",
-    "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings",
-    "experimental", "export", "inputs", "install", "train_and_evaluate",
-]
+# Public name -> the module that defines it (a subpackage for itself).
+_HOOKS = "estimator_compat.hooks"
+_PUBLIC = {
+    "BestExporter": "estimator_compat.exporters",
+    "FinalExporter": "estimator_compat.exporters",
+    "LatestExporter": "estimator_compat.exporters",
+    "CheckpointSaverHook": _HOOKS,
+    "CheckpointSaverListener": _HOOKS,
+    "FeedFnHook": _HOOKS,
+    "FinalOpsHook": _HOOKS,
+    "GlobalStepWaiterHook": _HOOKS,
+    "LoggingTensorHook": _HOOKS,
+    "NanLossDuringTrainingError": _HOOKS,
+    "NanTensorHook": _HOOKS,
+    "ProfilerHook": _HOOKS,
+    "SecondOrStepTimer": _HOOKS,
+    "SessionRunArgs": _HOOKS,
+    "SessionRunContext": _HOOKS,
+    "SessionRunHook": _HOOKS,
+    "SessionRunValues": _HOOKS,
+    "StepCounterHook": _HOOKS,
+    "StopAtStepHook": _HOOKS,
+    "SummarySaverHook": _HOOKS,
+    "Estimator": "estimator_compat.estimator",
+    "EstimatorSpec": "estimator_compat.spec",
+    "ModeKeys": "estimator_compat.mode_keys",
+    "RunConfig": "estimator_compat.run_config",
+    "EvalSpec": "estimator_compat.training",
+    "Exporter": "estimator_compat.training",
+    "TrainSpec": "estimator_compat.training",
+    "train_and_evaluate": "estimator_compat.training",
+    "VocabInfo": "estimator_compat.warm_starting",
+    "WarmStartSettings": "estimator_compat.warm_starting",
+    "install": "estimator_compat.installer",
+    "experimental": "estimator_compat.experimental",
+    "export": "estimator_compat.export",
+    "inputs": "estimator_compat.inputs",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+  """Loads a public name the first time it is used."""
+  module_name = _PUBLIC.get(name)
+  if module_name is None:
+    raise AttributeError(
+        f"module 'estimator_compat' has no attribute {name!r}")
+  module = importlib.import_module(module_name)
+  value = module if module_name.endswith("." + name) else getattr(module, name)
+  globals()[name] = value
+  return value
+
+
+def __dir__() -> List[str]:
+  return sorted(set(globals()) | set(_PUBLIC))

@@ -7,6 +7,7 @@ of `tf.keras` (or `tf.losses`, `tf.compat.v1.layers`, ...) is read, from the
 environment variable `TF_USE_LEGACY_KERAS`.
 """
 
+import importlib.util
 import os
 import sys
 
@@ -41,9 +42,8 @@ def ensure_legacy_keras() -> None:
       version = resolved.__dict__.get("_tfll_keras_version")
       if version is not None and version != "tf_keras":
         raise ImportError(_KERAS3_MESSAGE)
-  try:
-    import tf_keras  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
-  except ImportError as e:
+  # Found, not imported: importing tf_keras would import TensorFlow.
+  if importlib.util.find_spec("tf_keras") is None:
     raise ImportError(
         "estimator_compat needs the tf-keras package for tf.compat.v1.layers "
-        "and legacy Keras layers. Fix: pip install 'tf-keras==2.21.*'.") from e
+        "and legacy Keras layers. Fix: pip install 'tf-keras==2.21.*'.")

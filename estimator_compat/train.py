@@ -160,7 +160,8 @@ def _train_and_evaluate(model_dir: str) -> int:
   import estimator_compat as tfe  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   logging.set_verbosity(logging.INFO)
-  tf.get_logger().propagate = False  # TF logs once, not again through absl.
+  if tf.get_logger().handlers:  # TF logs once, not again through absl's.
+    tf.get_logger().propagate = False
   tfe.install()  # Legacy modules refer to tf.estimator.
   model_fn = load_callable(FLAGS.model_fn, "model_fn")
   train_input_fn = load_callable(FLAGS.input_fn, "input_fn")

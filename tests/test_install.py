@@ -202,3 +202,33 @@ def test_module_paths_lack_what_we_do_not_implement():
   assert "estimator_compat does not implement it" in lines[0]
   assert lines[1:] == ["ImportError", "ModuleNotFoundError",
                        "NotImplementedError"]
+
+
+def test_importing_the_package_loads_tensorflow_only_when_used():
+  # So that `python -m estimator_compat.train --bad_flag` answers before
+  # TensorFlow loads, and the install() function is never shadowed by its
+  # module.
+  result = _run("""
+      import sys
+      import estimator_compat
+      print("tensorflow" in sys.modules, sorted(
+          m for m in sys.modules if m.startswith("estimator_compat")))
+      from estimator_compat import *
+      public = estimator_compat.__all__
+      print(callable(estimator_compat.install), "tensorflow" in sys.modules,
+            TrainSpec.__module__, set(public) <= set(dir(estimator_compat)))
+  """)
+  assert result.returncode == 0, result.stderr
+  first, second = result.stdout.splitlines()
+  assert first == "False ['estimator_compat', 'estimator_compat._keras']"
+  assert second == "True True estimator_compat.training True"
+
+
+def test_a_flag_error_needs_no_tensorflow():
+  result = subprocess.run(
+      [sys.executable, "-X", "importtime", "-m", "estimator_compat.train",
+       "--train_steps=0"], capture_output=True, text=True, timeout=120,
+      env=dict(os.environ, PYTHONPATH=ROOT), check=False)
+  assert result.returncode != 0
+  assert "--train_steps=0: 0 is not a positive integer" in result.stderr
+  assert "| tensorflow\n" not in result.stderr  # never imported
