@@ -62,3 +62,23 @@ def test_a_closure_that_failed_is_raised():
   remote = _Remote(_READY, error=error, fetch_error=error)
   with pytest.raises(tf.errors.UnavailableError, match="closure failed"):
     ps_training._fetch_loss(remote, _Step())
+
+
+def test_coordinator_error_records_are_cut_to_their_first_and_last_line():
+  # pylint: disable=g-import-not-at-top
+  import logging
+  from estimator_compat.engines.function import coordinator_log
+  record = logging.LogRecord(
+      "tensorflow", logging.ERROR, "cluster_coordinator.py", 1,
+      "Remote function on worker %s failed with %r:%s\n"
+      "It is treated as a transient connectivity failure for now.",
+      ("/job:worker/task:1", "UnavailableError()",
+       "Graph execution error:\n\nDetected at node x\n" + "noise\n" * 50),
+      None)
+  assert coordinator_log.ShortRemoteErrors().filter(record)
+  message = record.getMessage()
+  assert message.startswith(
+      "Remote function on worker /job:worker/task:1 failed with")
+  assert message.endswith("treated as a transient connectivity failure for "
+                          "now.")
+  assert "noise" not in message and len(message.splitlines()) == 1

@@ -27,6 +27,7 @@ from estimator_compat import checkpoints
 from estimator_compat import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function import coordinator_log
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
@@ -175,7 +176,7 @@ def _join(coordinator, setup: ModelSetup, current: int) -> None:
     pass  # End of input: what ran is counted by the caller.
   except (tf.errors.UnavailableError, tf.errors.AbortedError,
           tf.errors.CancelledError) as e:
-    raise RuntimeError(_lost_ps_message(setup, current, e)) from e
+    raise RuntimeError(_lost_ps_message(setup, current, e)) from None
 
 
 def _fetch_loss(remote, global_step: tf.Variable) -> Optional[float]:
@@ -207,6 +208,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
           strategy: tf.distribute.Strategy) -> Optional[float]:
   """Trains until steps/max_steps or the end of input; returns last loss."""
   config = setup.config
+  coordinator_log.shorten_remote_errors()
   coordinator = strategies.coordinator(strategy)
   num_workers = max(1, strategy.extended._num_workers)  # pylint: disable=protected-access
   if config.tf_random_seed is not None:
@@ -273,7 +275,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
       break
     except (tf.errors.UnavailableError, tf.errors.AbortedError,
             tf.errors.CancelledError) as e:
-      raise RuntimeError(_lost_ps_message(setup, current, e)) from e
+      raise RuntimeError(_lost_ps_message(setup, current, e)) from None
     if not checked:
       checked = True
       fix_step = int(global_step.numpy()) == current
