@@ -15,9 +15,9 @@ import tensorflow as tf
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoints
-from estimator_compat import cluster
+from estimator_compat.distribute import cluster_tasks
 from estimator_compat import model_dir_lock
-from estimator_compat import strategies
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat import warm_starting
 from estimator_compat import writable_dirs
@@ -198,11 +198,11 @@ class Estimator:
       raise ValueError(
           "train() was called on the evaluator task (TF_CONFIG). Fix: call "
           "train_and_evaluate(), which evaluates each new checkpoint there.")
-    if cluster.serves_only(config):
-      cluster.serve_until_done(config, self._model_dir)
+    if cluster_tasks.serves_only(config):
+      cluster_tasks.serve_until_done(config, self._model_dir)
       return True
     if config.is_chief:
-      cluster.mark_done_at_exit(self._model_dir)
+      cluster_tasks.mark_done_at_exit(self._model_dir)
     return False
 
   def evaluate(self,

@@ -93,7 +93,7 @@ def _strategy(runtime: Runtime, name: Optional[str]) -> Iterator[None]:
   if runtime.engine is None:
     yield
     return
-  from estimator_compat import strategies  # pylint: disable=g-import-not-at-top
+  from estimator_compat.distribute import strategies  # pylint: disable=g-import-not-at-top
   previous = strategies.process_strategy_name()
   strategies.set_process_strategy(name)
   try:
@@ -233,7 +233,7 @@ class _Recorder:
     """Replicas in sync under this side's strategy (1 without one)."""
     if self.runtime.engine is None or self.runtime.strategy is None:
       return 1
-    from estimator_compat import strategies  # pylint: disable=g-import-not-at-top
+    from estimator_compat.distribute import strategies  # pylint: disable=g-import-not-at-top
     with _strategy(self.runtime, self.runtime.strategy):
       strategy = strategies.for_training(self.tf.estimator.RunConfig())
     return strategy.num_replicas_in_sync if strategy is not None else 1

@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat import strategies
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines import graph_distributed

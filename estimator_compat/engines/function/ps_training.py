@@ -24,7 +24,7 @@ import tensorflow as tf
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
 from estimator_compat import checkpoints
-from estimator_compat import strategies
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines.function import checkpointing
 from estimator_compat.engines.function import scaffold_fields
