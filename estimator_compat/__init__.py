@@ -15,7 +15,7 @@ _ensure_legacy_keras()
 from estimator_compat import export
 from estimator_compat import inputs
 from estimator_compat.estimator import Estimator
-from estimator_compat.exporters import (BestExporter, FinalExporter,
+from estimator_compat.export.exporters import (BestExporter, FinalExporter,
                                         LatestExporter)
 from estimator_compat.hooks import (
     CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,

@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimator_compat import checkpoint_files
-from estimator_compat import checkpoints
+from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat import model_dir_lock
 from estimator_compat.distribute import strategies
@@ -114,7 +114,7 @@ class Estimator:
 
   def latest_checkpoint(self) -> Optional[str]:
     """Path of the newest checkpoint in model_dir, or None."""
-    return checkpoints.latest_checkpoint(self._model_dir)
+    return checkpoint_reading.latest_checkpoint(self._model_dir)
 
   def get_variable_names(self) -> List[str]:
     """Names of the variables in the newest checkpoint."""
@@ -172,7 +172,7 @@ class Estimator:
     if self._config.is_chief:
       checkpoint_files.remove_unfinished_saves(self._model_dir)
     if max_steps is not None:
-      start = checkpoints.global_step_of(latest)
+      start = checkpoint_reading.global_step_of(latest)
       if start >= max_steps:
         logging.info("Skipping training since max_steps has already saved.")
         return self

@@ -6,7 +6,7 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from estimator_compat.checkpoints import global_step_of
+from estimator_compat.checkpoint_reading import global_step_of
 from estimator_compat import checkpoint_files
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat.distribute import strategies

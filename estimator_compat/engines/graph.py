@@ -15,7 +15,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
-from estimator_compat import checkpoints
+from estimator_compat import checkpoint_reading
 from estimator_compat import keras_metrics
 from estimator_compat import scaffold_savers
 from estimator_compat import tf_logging as logging
@@ -72,7 +72,7 @@ def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
 def _check_fits(spec: EstimatorSpec, checkpoint: str) -> None:
   """Checks variable names, unless the model's own saver restores them."""
   if not scaffold_savers.has_custom_saver(spec.scaffold):
-    checkpoints.check_fits(checkpoint, _v1.global_variables())
+    checkpoint_reading.check_fits(checkpoint, _v1.global_variables())
 
 
 def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str],
@@ -142,7 +142,7 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
   with built.graph.as_default(), built.scope():
     _v1.summary.scalar("loss", spec.loss)
     _restore_or_warm_start(setup,
-                           checkpoints.latest_checkpoint(setup.model_dir), spec)
+                           checkpoint_reading.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)
     worker_hooks = [NanTensorHook(spec.loss)]
     if config.log_step_count_steps:  # None turns loss logging off.

@@ -4,11 +4,11 @@ from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat import checkpoints
+from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
-from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function import variable_saver
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function.input_pipeline import (
     make_dataset, make_input)
@@ -127,9 +127,9 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
-  checkpointing.restore_or_warm_start(
-      setup, variables, checkpoints.latest_checkpoint(setup.model_dir))
-  writer = checkpointing.CheckpointWriter(
+  variable_saver.restore_or_warm_start(
+      setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
+  writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
   runner.after_create_session(_session(model))
   writer.begin()
@@ -195,7 +195,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
                       metrics_fn=graph_engine.metric_ops)
   variables = model.capture.saveable_by_name()
   if checkpoint_path:
-    checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
+    variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   else:
     logging.info("Could not find trained model in model_dir: %s, running "
                  "initialization to evaluate.", setup.model_dir)
@@ -239,7 +239,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
     dataset = dataset.map(lambda features, labels: features)
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, build)
   variables = model.capture.saveable_by_name()
-  checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
+  variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
   for values in _steps(model, runner):

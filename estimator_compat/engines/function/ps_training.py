@@ -23,10 +23,10 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
-from estimator_compat import checkpoints
+from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
-from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.function import variable_saver
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
@@ -229,9 +229,9 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     coordinator.join()
   variables = variables_for_names(step_fn.capture.saveable_by_name())
   global_step = variables["global_step"]
-  checkpointing.restore_or_warm_start(
-      setup, variables, checkpoints.latest_checkpoint(setup.model_dir))
-  writer = checkpointing.CheckpointWriter(
+  variable_saver.restore_or_warm_start(
+      setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
+  writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, step_fn.graph, saving_listeners)
   start = int(global_step.numpy())
   target = max_steps if max_steps is not None else (
@@ -329,7 +329,7 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
 
 
 def _lost_ps_message(setup: ModelSetup, step: int, error: Exception) -> str:
-  latest = checkpoints.latest_checkpoint(setup.model_dir)
+  latest = checkpoint_reading.latest_checkpoint(setup.model_dir)
   return (
       f"Parameter-server training lost a task it cannot do without (a ps; "
       f"lost workers are survived) near global step {step}: "
