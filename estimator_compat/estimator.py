@@ -23,6 +23,7 @@ from estimator_compat import warm_starting
 from estimator_compat import writable_dirs
 from estimator_compat.engines import dispatch
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.base import Engine
 from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
@@ -109,7 +110,7 @@ class Estimator:
   params = property(lambda self: copy.deepcopy(self._params))
   model_fn = property(lambda self: self._model_fn)
 
-  def _engine(self):
+  def _engine(self) -> Engine:
     return dispatch  # Each call runs on the engine that can honour it.
 
   def latest_checkpoint(self) -> Optional[str]:
@@ -177,8 +178,9 @@ class Estimator:
         logging.info("Skipping training since max_steps has already saved.")
         return self
     with model_dir_lock.held(self._model_dir, self._config.is_chief):
-      self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
-                           list(saving_listeners or []))
+      self._engine().train(
+          setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
+          max_steps=max_steps, saving_listeners=list(saving_listeners or []))
     return self
 
   def _serve_or_refuse_in_cluster(self) -> bool:
@@ -228,8 +230,9 @@ class Estimator:
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
     results = checkpoint_files.retry_if_rotated(
-        lambda path: self._engine().evaluate(self._setup, input_fn, steps,
-                                             hooks, path),
+        lambda path: self._engine().evaluate(
+            setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
+            checkpoint_path=path),
         checkpoint_path, self._model_dir, retries=3 if picked else 0)
     graph_engine.write_eval_summary(self.eval_dir(name), results,
                                     int(results["global_step"]))
@@ -258,9 +261,10 @@ class Estimator:
       raise ValueError(
           f"Could not find trained model in model_dir: {self._model_dir}. "
           "Fix: train first, or pass checkpoint_path.")
-    yield from self._engine().predict(self._setup, input_fn, predict_keys,
-                                      hooks, checkpoint_path,
-                                      yield_single_examples)
+    yield from self._engine().predict(
+        setup=self._setup, input_fn=input_fn, hooks=hooks,
+        predict_keys=predict_keys, checkpoint_path=checkpoint_path,
+        yield_single_examples=yield_single_examples)
 
   def export_saved_model(self,
                          export_dir_base: str,

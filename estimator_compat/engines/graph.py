@@ -110,7 +110,7 @@ def _saver_hook(setup: ModelSetup, spec: EstimatorSpec, chief_hooks: List,
           save_graph_def=config.checkpoint_save_graph_def))
 
 
-def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+def train(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until `steps`/`max_steps` or the end of input; returns last loss."""
@@ -234,8 +234,8 @@ def write_eval_summary(eval_dir: str, results: Dict[str, Any],
   writer.flush()
 
 
-def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
-             hooks: Sequence[SessionRunHook],
+def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+             steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   built = _ModeGraph(setup, input_fn, ModeKeys.EVAL)
@@ -303,8 +303,8 @@ def _single_examples(batch: Any) -> Iterator[Any]:
     yield {key: value[i] for key, value in batch.items()}
 
 
-def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[SessionRunHook], checkpoint_path: str,
+def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+            predict_keys: Optional[Sequence[str]], checkpoint_path: str,
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   built = _ModeGraph(setup, input_fn, ModeKeys.PREDICT)

@@ -76,7 +76,7 @@ def _run_steps(model: TracedModel, runner: HookRunner, after_step=None,
   return loss
 
 
-def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until steps/max_steps or the end of input; returns last loss."""
@@ -85,8 +85,10 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
   if strategies.is_parameter_server(strategy):
     # pylint: disable=g-import-not-at-top
     from estimator_compat.engines.function import ps_training
-    return ps_training.train(setup, input_fn, hooks, steps, max_steps,
-                             saving_listeners, strategy)
+    return ps_training.train(setup=setup, input_fn=input_fn, hooks=hooks,
+                             steps=steps, max_steps=max_steps,
+                             saving_listeners=saving_listeners,
+                             strategy=strategy)
   dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
   hook_holder = {}
 
@@ -176,8 +178,8 @@ def model_read_name(graph: tf.Graph) -> str:
   return training_util._get_or_create_global_step_read(graph).name  # pylint: disable=protected-access
 
 
-def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
-             hooks: Sequence[Any],
+def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
+             steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   strategy = strategies.for_evaluation(setup.config)
@@ -217,8 +219,8 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   return results
 
 
-def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[Any], checkpoint_path: str,
+def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
+            predict_keys: Optional[Sequence[str]], checkpoint_path: str,
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)

@@ -201,7 +201,7 @@ def _fetch_loss(remote, global_step: tf.Variable) -> Optional[float]:
     return None
 
 
-def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any],
           strategy: tf.distribute.Strategy) -> Optional[float]:
