@@ -22,6 +22,21 @@ NAMES = ("default", "one_device", "mirrored", "multi_worker_mirrored",
          "parameter_server")
 PS_WORKER_INTER_OP_THREADS = 8  # Fewer hang after the first step (notes).
 
+# The kind of training each strategy class means (TF2 and tf.compat.v1
+# forms), in the order they are checked.
+_MODES = (
+    ("parameter_server",
+     (tf.distribute.experimental.ParameterServerStrategy,
+      tf.compat.v1.distribute.experimental.ParameterServerStrategy)),
+    ("multi_worker_mirrored",
+     (tf.distribute.MultiWorkerMirroredStrategy,
+      tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy)),
+    ("mirrored", (tf.distribute.MirroredStrategy,
+                  tf.compat.v1.distribute.MirroredStrategy)),
+    ("one_device", (tf.distribute.OneDeviceStrategy,
+                    tf.compat.v1.distribute.OneDeviceStrategy)),
+)
+
 _process: Dict[str, Any] = {"name": None, "min_shard_bytes": None,
                             "max_shards": None}
 _built: Dict[str, Any] = {}
@@ -66,15 +81,9 @@ def training_mode(config: Any) -> str:
   """
   strategy = config.train_distribute
   if strategy is not None:
-    name = type(strategy).__name__
-    if "ParameterServer" in name:
-      return "parameter_server"
-    if "MultiWorkerMirrored" in name or "CollectiveAllReduce" in name:
-      return "multi_worker_mirrored"
-    if "Mirrored" in name:
-      return "mirrored"
-    if "OneDevice" in name:
-      return "one_device"
+    for mode, classes in _MODES:
+      if isinstance(strategy, classes):
+        return mode
     return "default"
   if _process["name"] is not None:
     return _process["name"]
@@ -140,16 +149,18 @@ def coordinator(strategy: tf.distribute.Strategy):
 
 
 def _from_v1(strategy: Any, field: str, config: Any):
-  name = type(strategy).__name__
-  if name == "MirroredStrategyV1":
+  # Exactly these classes: a subclass may change what the conversion drops.
+  v1 = tf.compat.v1.distribute
+  kind, name = type(strategy), type(strategy).__name__
+  if kind is v1.MirroredStrategy:
     converted = tf.distribute.MirroredStrategy(
         devices=list(strategy.extended.worker_devices))
-  elif name == "OneDeviceStrategyV1":
+  elif kind is v1.OneDeviceStrategy:
     converted = tf.distribute.OneDeviceStrategy(
         strategy.extended.worker_devices[0])
-  elif name == "ParameterServerStrategyV1":
+  elif kind is v1.experimental.ParameterServerStrategy:
     converted = _parameter_server(config)
-  elif name == "CollectiveAllReduceStrategyV1":
+  elif kind is v1.experimental.MultiWorkerMirroredStrategy:
     converted = _build("multi_worker_mirrored", config)
   else:
     return None
