@@ -58,13 +58,13 @@ def _ours(strategy: str, steps: int, steps_per_loop: int) -> float:
 
 def _handwritten(strategy_name: str, steps: int, steps_per_call: int) -> float:
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from estimator_compat import cluster, strategies  # pylint: disable=g-import-not-at-top
+  from estimator_compat.distribute import cluster_tasks, strategies  # pylint: disable=g-import-not-at-top
   from estimator_compat.run_config import RunConfig  # pylint: disable=g-import-not-at-top
   sys.path.insert(0, HERE)
   from mlp_model import input_fn  # pylint: disable=g-import-not-at-top
   config = RunConfig()
-  if cluster.serves_only(config):
-    cluster.serve_until_done(config, None)
+  if cluster_tasks.serves_only(config):
+    cluster_tasks.serve_until_done(config, None)
     return 0.0
   strategies.set_process_strategy(strategy_name)
   strategy = strategies.for_training(config) or tf.distribute.get_strategy()
@@ -128,7 +128,7 @@ def _handwritten(strategy_name: str, steps: int, steps_per_call: int) -> float:
     iterator = per_worker_iterator()
     done = rounds(steps)
     rate = done / (time.perf_counter() - start)
-    cluster.mark_done(None)
+    cluster_tasks.mark_done(None)
     return rate
   def replica_iterator():
     return iter(strategy.distribute_datasets_from_function(
@@ -154,8 +154,8 @@ def _task_main(args) -> int:
         [tf.config.LogicalDeviceConfiguration()] * args.cpus)
   if args.impl == "ours":
     estimator_compat.install()  # mlp_model uses tf.estimator
-    from estimator_compat import command_line  # pylint: disable=g-import-not-at-top
-    command_line.apply([sys.argv[0], f"--strategy={args.strategy}"])
+    from estimator_compat.distribute import flags as distribution_flags  # pylint: disable=g-import-not-at-top
+    distribution_flags.apply([sys.argv[0], f"--strategy={args.strategy}"])
     rate = _ours(args.strategy, args.steps, args.steps_per_loop)
   else:
     rate = _handwritten(args.strategy, args.steps, args.steps_per_loop)
@@ -201,7 +201,7 @@ def main() -> int:
   parser.add_argument("--cpus", type=int, default=0)
   args = parser.parse_args()
   if args.local_cluster:
-    from estimator_compat import local_cluster  # pylint: disable=g-import-not-at-top
+    from estimator_compat.distribute import local_cluster  # pylint: disable=g-import-not-at-top
     command = [a for a in sys.orig_argv if not a.startswith("--local_cluster")]
     return local_cluster.launch(args.local_cluster, args.strategy, command)
   if args.task:

@@ -23,9 +23,9 @@ __version__ = "0.1.0"
 # Public name -> the module that defines it (a subpackage for itself).
 _HOOKS = "estimator_compat.hooks"
 _PUBLIC = {
-    "BestExporter": "estimator_compat.exporters",
-    "FinalExporter": "estimator_compat.exporters",
-    "LatestExporter": "estimator_compat.exporters",
+    "BestExporter": "estimator_compat.export.exporters",
+    "FinalExporter": "estimator_compat.export.exporters",
+    "LatestExporter": "estimator_compat.export.exporters",
     "CheckpointSaverHook": _HOOKS,
     "CheckpointSaverListener": _HOOKS,
     "FeedFnHook": _HOOKS,

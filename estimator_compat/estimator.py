@@ -14,16 +14,17 @@ import numpy as np
 import tensorflow as tf
 
 from estimator_compat import checkpoint_files
-from estimator_compat import checkpoints
-from estimator_compat import cluster
+from estimator_compat import checkpoint_reading
 from estimator_compat import front_checks
+from estimator_compat.distribute import cluster_tasks
 from estimator_compat import model_dir_lock
-from estimator_compat import strategies
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat import warm_starting
 from estimator_compat import writable_dirs
 from estimator_compat.engines import dispatch
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.base import Engine
 from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
@@ -99,12 +100,12 @@ class Estimator:
     config)`, as the Estimator's property returned it."""
     return bound_model_fn(self._setup)
 
-  def _engine(self):
+  def _engine(self) -> Engine:
     return dispatch  # Each call runs on the engine that can honour it.
 
   def latest_checkpoint(self) -> Optional[str]:
     """Path of the newest checkpoint in model_dir, or None."""
-    return checkpoints.latest_checkpoint(self._model_dir)
+    return checkpoint_reading.latest_checkpoint(self._model_dir)
 
   def get_variable_names(self) -> List[str]:
     """Names of the variables in the newest checkpoint."""
@@ -162,13 +163,14 @@ class Estimator:
     if self._config.is_chief:
       checkpoint_files.remove_unfinished_saves(self._model_dir)
     if max_steps is not None:
-      start = checkpoints.global_step_of(latest)
+      start = checkpoint_reading.global_step_of(latest)
       if start >= max_steps:
         logging.info("Skipping training since max_steps has already saved.")
         return self
     with model_dir_lock.held(self._model_dir, self._config.is_chief):
-      self._engine().train(self._setup, input_fn, hooks, steps, max_steps,
-                           saving_listeners)
+      self._engine().train(
+          setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
+          max_steps=max_steps, saving_listeners=saving_listeners)
     return self
 
   def _serve_or_refuse_in_cluster(self) -> bool:
@@ -188,11 +190,11 @@ class Estimator:
       raise ValueError(
           "train() was called on the evaluator task (TF_CONFIG). Fix: call "
           "train_and_evaluate(), which evaluates each new checkpoint there.")
-    if cluster.serves_only(config):
-      cluster.serve_until_done(config, self._model_dir)
+    if cluster_tasks.serves_only(config):
+      cluster_tasks.serve_until_done(config, self._model_dir)
       return True
     if config.is_chief:
-      cluster.mark_done_at_exit(self._model_dir)
+      cluster_tasks.mark_done_at_exit(self._model_dir)
     return False
 
   def evaluate(self,
@@ -219,8 +221,9 @@ class Estimator:
                                                         self._model_dir)
 
     def run(path):
-      return path, self._engine().evaluate(self._setup, input_fn, steps,
-                                           hooks, path)
+      return path, self._engine().evaluate(
+          setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
+          checkpoint_path=path)
 
     evaluated, results = checkpoint_files.retry_if_rotated(
         run, checkpoint_path, self._model_dir, retries=3 if picked else 0)
@@ -258,9 +261,10 @@ class Estimator:
       logging.info(
           "Could not find trained model in model_dir: %s, running "
           "initialization to predict.", self._model_dir)
-    yield from self._engine().predict(self._setup, input_fn, predict_keys,
-                                      hooks, checkpoint_path,
-                                      yield_single_examples)
+    yield from self._engine().predict(
+        setup=self._setup, input_fn=input_fn, hooks=hooks,
+        predict_keys=predict_keys, checkpoint_path=checkpoint_path,
+        yield_single_examples=yield_single_examples)
 
   def export_saved_model(self,
                          export_dir_base: str,

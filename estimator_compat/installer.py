@@ -21,7 +21,7 @@ def install() -> types.ModuleType:
 
   It also reads the distribution flags from the command line (`--strategy`,
   `--local_cluster`, `--min_shard_bytes`, `--max_shards`; see
-  `estimator_compat.command_line`) and removes them from `sys.argv`, so a
+  `estimator_compat.distribute.flags`) and removes them from `sys.argv`, so a
   legacy program runs distributed without edits. With `--local_cluster`
   this call runs the whole cluster and exits the process.
 
@@ -34,6 +34,6 @@ def install() -> types.ModuleType:
   tf.compat.v2.estimator = package
   sys.modules.setdefault("tensorflow.estimator", package)
   module_paths.register()
-  from estimator_compat import command_line  # pylint: disable=g-import-not-at-top
-  command_line.apply()
+  from estimator_compat.distribute import flags as distribution_flags  # pylint: disable=g-import-not-at-top
+  distribution_flags.apply()
   return package

@@ -20,7 +20,7 @@ import time
 from typing import Iterator, Optional
 
 from estimator_compat import tf_logging as logging
-from estimator_compat.cluster import process_alive
+from estimator_compat.distribute.cluster_tasks import process_alive
 
 LOCK_FILE = ".training.lock"
 

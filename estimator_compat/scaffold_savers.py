@@ -4,7 +4,7 @@ A model_fn can bring its own saver: `Scaffold(saver=...)` (a
 tf.compat.v1.train.Saver or, following the TF guide, a tf.train.Checkpoint
 for object-based checkpoints) or a Saver in the SAVERS collection. That saver
 decides what a checkpoint holds and under which names, so the name check of
-checkpoints.check_fits() does not apply to it, and a Checkpoint is used as
+checkpoint_reading.check_fits() does not apply to it, and a Checkpoint is used as
 the name-based Saver of its objects that Scaffold.finalize() built from it.
 """
 

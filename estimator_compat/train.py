@@ -150,7 +150,7 @@ def _train_and_evaluate(model_dir: str) -> int:
   """train_and_evaluate with the flags' model, input and config."""
   if FLAGS.local_cluster:
     # Every task must share one model_dir.
-    from estimator_compat import local_cluster  # pylint: disable=g-import-not-at-top
+    from estimator_compat.distribute import local_cluster  # pylint: disable=g-import-not-at-top
     command = list(sys.orig_argv)
     if not FLAGS.model_dir:
       command.append(f"--model_dir={model_dir}")

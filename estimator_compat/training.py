@@ -6,10 +6,10 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from estimator_compat.checkpoints import global_step_of
+from estimator_compat.checkpoint_reading import global_step_of
 from estimator_compat import checkpoint_files
-from estimator_compat import cluster
-from estimator_compat import strategies
+from estimator_compat.distribute import cluster_tasks
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.estimator import Estimator
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
@@ -294,7 +294,7 @@ def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
     return None, []
   evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
   evaluator.evaluate_and_export(is_final=True)
-  cluster.mark_done(estimator.model_dir)
+  cluster_tasks.mark_done(estimator.model_dir)
   return evaluator.last_result, evaluator.export_results
 
 
@@ -306,7 +306,7 @@ def _run_evaluator_task(estimator: Estimator, eval_spec: EvalSpec,
   evaluator = _Evaluator(estimator, eval_spec, max_steps)
   evaluated = None
   while True:
-    chief_done = cluster.done_since(estimator.model_dir, started)
+    chief_done = cluster_tasks.done_since(estimator.model_dir, started)
     latest = estimator.latest_checkpoint()
     if latest and latest != evaluated:
       step = global_step_of(latest)

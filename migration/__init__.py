@@ -4,7 +4,7 @@
   print(report.table())
   migration.assert_equivalent(model_fn, input_fn, old="tests/goldens/x")
 
-The recorder (migration.record, `python -m migration record`) must stay
+The recorder (migration.recording_writer, `python -m migration record`) must stay
 importable on TF 2.15 with the real Estimator, so nothing here imports
 estimator_compat at module level.
 """

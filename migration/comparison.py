@@ -9,9 +9,9 @@ from typing import Any, Callable, Dict, List, Optional
 from absl import logging
 
 from migration import checks as checks_lib
-from migration import record as record_lib
+from migration import recording_writer as record_lib
 from migration.program import Program
-from migration.recording import Recording
+from migration.recording_reader import Recording
 from migration.report import Report
 
 ENGINES = ("graph", "function")

@@ -30,7 +30,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from migration import program as program_lib
-from migration import record as record_lib
+from migration import recording_writer as record_lib
 
 PROGRAM_PACKAGE = "tests.golden_programs"
 

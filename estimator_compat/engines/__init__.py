@@ -36,7 +36,10 @@ def engine_chosen(requested=None) -> bool:
 
 
 def get_engine(name: str) -> types.ModuleType:
-  """The module with train/evaluate/predict for an engine name."""
+  """The module with train/evaluate/predict for an engine name.
+
+  The module satisfies `engines.base.Engine` (keyword arguments only).
+  """
   # pylint: disable=g-import-not-at-top
   if name == "function":
     from estimator_compat.engines.function import loops

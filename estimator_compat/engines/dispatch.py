@@ -18,9 +18,10 @@ from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat import strategies
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.base import Engine
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.function import loops as function_engine
 from estimator_compat.engines.function.session import (
@@ -43,7 +44,7 @@ def _eager_disabled_error() -> NeedsGraphEngine:
       f"{GRAPH_ENGINE_FIX}")
 
 
-def _first_engine(setup: ModelSetup, call: str):
+def _first_engine(setup: ModelSetup, call: str) -> Optional[Engine]:
   """The engine this call starts on; None when it starts on the graph one.
 
   Raises:
@@ -98,49 +99,52 @@ def _graph_cannot_run(config, call: str) -> Optional[str]:
   return None
 
 
-def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """One train() call on the engine that can honour it (engine's train())."""
   engine = _first_engine(setup, "train")
-  args = (setup, input_fn, hooks, steps, max_steps, saving_listeners)
+  args = dict(setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
+              max_steps=max_steps, saving_listeners=saving_listeners)
   if engine is not None:
     try:
-      return engine.train(*args)
+      return engine.train(**args)
     except NeedsGraphEngine as error:
       if setup.config.engine_chosen:
         raise
       _move_to_graph(setup, "train", error)
-  return graph_engine.train(*args)
+  return graph_engine.train(**args)
 
 
-def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
-             hooks: Sequence[Any],
+def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
+             steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """One evaluate() call on the engine that can honour it."""
   engine = _first_engine(setup, "evaluate")
-  args = (setup, input_fn, steps, hooks, checkpoint_path)
+  args = dict(setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
+              checkpoint_path=checkpoint_path)
   if engine is not None:
     try:
-      return engine.evaluate(*args)
+      return engine.evaluate(**args)
     except NeedsGraphEngine as error:
       if setup.config.engine_chosen:
         raise
       _move_to_graph(setup, "evaluate", error)
-  return graph_engine.evaluate(*args)
+  return graph_engine.evaluate(**args)
 
 
-def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[Any], checkpoint_path: str,
+def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
+            predict_keys: Optional[Sequence[str]], checkpoint_path: str,
             yield_single_examples: bool) -> Iterator[Any]:
   """One predict() call; the engine is settled before the first example."""
   engine = _first_engine(setup, "predict")
-  args = (setup, input_fn, predict_keys, hooks, checkpoint_path,
-          yield_single_examples)
+  args = dict(setup=setup, input_fn=input_fn, hooks=hooks,
+              predict_keys=predict_keys, checkpoint_path=checkpoint_path,
+              yield_single_examples=yield_single_examples)
   if engine is None:
-    yield from graph_engine.predict(*args)
+    yield from graph_engine.predict(**args)
     return
-  predictions = engine.predict(*args)
+  predictions = engine.predict(**args)
   try:
     # The first example needs the whole setup (and one step) done.
     first = next(predictions)
@@ -150,7 +154,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
     if setup.config.engine_chosen:
       raise
     _move_to_graph(setup, "predict", error)
-    yield from graph_engine.predict(*args)
+    yield from graph_engine.predict(**args)
     return
   try:
     yield first

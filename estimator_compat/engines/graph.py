@@ -15,7 +15,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
-from estimator_compat import checkpoints
+from estimator_compat import checkpoint_reading
 from estimator_compat import eval_summary
 from estimator_compat import front_checks
 from estimator_compat import keras_metrics
@@ -76,7 +76,7 @@ def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
 def _check_fits(spec: EstimatorSpec, checkpoint: str) -> None:
   """Checks variable names, unless the model's own saver restores them."""
   if not scaffold_savers.has_custom_saver(spec.scaffold):
-    checkpoints.check_fits(checkpoint, _v1.global_variables())
+    checkpoint_reading.check_fits(checkpoint, _v1.global_variables())
 
 
 def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str],
@@ -111,7 +111,7 @@ def _saver_hook(setup: ModelSetup, spec: EstimatorSpec, chief_hooks: List,
           save_graph_def=config.checkpoint_save_graph_def))
 
 
-def train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+def train(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until `steps`/`max_steps` or the end of input; returns last loss."""
@@ -142,8 +142,8 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
   spec, config = built.spec, setup.config
   with built.graph.as_default(), built.scope():
     _v1.summary.scalar("loss", spec.loss)
-    _restore_or_warm_start(setup,
-                           checkpoints.latest_checkpoint(setup.model_dir), spec)
+    _restore_or_warm_start(
+        setup, checkpoint_reading.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)
     # The Estimator's order: the user's hooks see a step before
     # NanTensorHook can stop training on it.
@@ -231,8 +231,8 @@ def write_eval_summary(eval_dir: str, results: Dict[str, Any],
   writer.flush()
 
 
-def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
-             hooks: Sequence[SessionRunHook],
+def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+             steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   built = _ModeGraph(setup, input_fn, ModeKeys.EVAL)
@@ -314,8 +314,9 @@ def _single_examples(batch: Any) -> Iterator[Any]:
     yield {key: value[i] for key, value in batch.items()}
 
 
-def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[SessionRunHook], checkpoint_path: Optional[str],
+def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
+            predict_keys: Optional[Sequence[str]],
+            checkpoint_path: Optional[str],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   built = _ModeGraph(setup, input_fn, ModeKeys.PREDICT)

@@ -22,7 +22,7 @@ import tensorflow as tf
 from tensorflow.python.distribute import distribute_coordinator as dc_lib
 from tensorflow.python.training import training_util
 
-from estimator_compat import strategies
+from estimator_compat.distribute import strategies
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import (ModelSetup, call_model_fn,
                                             invoke_input_fn)

@@ -16,7 +16,7 @@ import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from estimator_compat import checkpoint_files
-from estimator_compat import checkpoints
+from estimator_compat import checkpoint_reading
 from estimator_compat import scaffold_savers
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
@@ -60,7 +60,7 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
         serving_only=(mode == ModeKeys.PREDICT))
     saver = scaffold_savers.custom_saver(spec.scaffold)
     if saver is None:
-      checkpoints.check_fits(checkpoint_path,
+      checkpoint_reading.check_fits(checkpoint_path,
                              tf.compat.v1.global_variables())
       saver = tf.compat.v1.train.Saver(sharded=True)
     local_init_op = (spec.scaffold.local_init_op or

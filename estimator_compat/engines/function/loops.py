@@ -4,18 +4,21 @@ from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat import checkpoints
-from estimator_compat import strategies
+from estimator_compat import checkpoint_reading
+from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
-from estimator_compat.engines.function import checkpointing
+from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
+from estimator_compat.engines.function import variable_saver
 from estimator_compat.engines.function.input_pipeline import (
     make_dataset, make_input)
 from estimator_compat.engines.function.session import (
     EagerSession, HookRunner, to_numpy)
-from estimator_compat.engines.function.traced_model import LOSS, TracedModel
-from estimator_compat.engines.graph_hooks import GUARD_WARNING
+from estimator_compat.engines.function.sync_runner import SyncHooks
+from estimator_compat.engines.function.sync_runner import SyncRunner
+from estimator_compat.engines.function.traced_model import TracedModel
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
@@ -39,54 +42,45 @@ def _session(model: TracedModel) -> EagerSession:
   return EagerSession(model.graph, model.fetcher.run)
 
 
-def _steps(model: TracedModel, runner: HookRunner, before_hooks=None,
-           steps_per_call=None) -> Iterator[Dict[str, Any]]:
-  """Runs steps until the input ends or a hook stops; yields their values.
+def _steps(model: TracedModel, runner: HookRunner
+           ) -> Iterator[Dict[str, Any]]:
+  """Runs steps (evaluation, prediction) until the input ends or a hook stops.
 
-  Hooks see one run per call: `steps_per_call()` says how many steps the
-  next call runs (default 1). `before_hooks(n)` runs after each call, before
-  the hooks' after_run (the global-step guard, so that StopAtStepHook sees
-  the advanced step). The caller stops early by not asking for more.
+  Yields each step's values; the caller stops early by not asking for more.
+  Training runs through engines/controller.py instead.
   """
   while not runner.stop_requested:
     keys = runner.before_run(model.graph, {})
-    num_steps = steps_per_call() if steps_per_call else 1
     try:
-      outputs = model.step(keys, num_steps)
+      outputs = model.step(keys, 1)
     except tf.errors.OutOfRangeError:
       return
     values = {key: to_numpy(value) for key, value in outputs.items()}
     for key in keys:
       if key.startswith("var:"):
         values[key] = runner.variables[key].numpy()
-    if before_hooks is not None:
-      before_hooks(num_steps)
     runner.after_run(values)
     yield values
 
 
-def _run_steps(model: TracedModel, runner: HookRunner, after_step=None,
-               before_hooks=None, steps_per_call=None) -> Optional[float]:
-  """Runs `_steps`; `after_step(values)` returning True stops. Last loss."""
-  loss = None
-  for values in _steps(model, runner, before_hooks, steps_per_call):
-    loss = values.get(LOSS)
-    if after_step is not None and after_step(values):
+def _run_steps(model: TracedModel, runner: HookRunner, after_step) -> None:
+  """Runs `_steps` until `after_step(values)` returns True."""
+  for values in _steps(model, runner):
+    if after_step(values):
       break
-  return loss
 
 
-def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
+def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until steps/max_steps or the end of input; returns last loss."""
   config = setup.config
   strategy = strategies.for_training(config)
   if strategies.is_parameter_server(strategy):
-    # pylint: disable=g-import-not-at-top
-    from estimator_compat.engines.function import ps_training
-    return ps_training.train(setup, input_fn, hooks, steps, max_steps,
-                             saving_listeners, strategy)
+    return ps_training.train(setup=setup, input_fn=input_fn, hooks=hooks,
+                             steps=steps, max_steps=max_steps,
+                             saving_listeners=saving_listeners,
+                             strategy=strategy)
   dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
   hook_holder = {}
 
@@ -129,50 +123,19 @@ def train(setup: ModelSetup, input_fn, hooks: Sequence[Any],
     return {"__train_op__": spec.train_op}
 
   model = TracedModel(setup, ModeKeys.TRAIN, dataset, build, strategy)
-  runner = hook_holder["runner"]
+  hook_runner = hook_holder["runner"]
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
-  checkpointing.restore_or_warm_start(
-      setup, variables, checkpoints.latest_checkpoint(setup.model_dir))
-  writer = checkpointing.CheckpointWriter(
+  variable_saver.restore_or_warm_start(
+      setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
+  writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
-  runner.after_create_session(_session(model))
-  writer.begin()
-  start = int(global_step.numpy())
-  guard = {"checked": False, "fix": False}
-  target = max_steps if max_steps is not None else (
-      start + steps if steps is not None else None)
-
-  def guard_global_step(num_steps):
-    if guard["fix"]:
-      global_step.assign_add(num_steps)
-    elif not guard["checked"]:
-      guard["checked"] = True
-      if int(global_step.numpy()) == start:
-        logging.warning(GUARD_WARNING)
-        guard["fix"] = True
-        global_step.assign_add(num_steps)
-
-  current = {"step": start}  # Read once per call (reads cost ~0.3 ms).
-
-  def steps_per_call():
-    """steps_per_loop, cut so that a call never passes steps/max_steps."""
-    if target is None:
-      return config.steps_per_loop
-    return max(1, min(config.steps_per_loop, target - current["step"]))
-
-  def after_step(values):
-    del values
-    current["step"] = int(global_step.value().numpy())
-    return writer.after_step(current["step"])
-
-  loss = _run_steps(model, runner, after_step,
-                    before_hooks=guard_global_step,
-                    steps_per_call=steps_per_call)
-  writer.end()
-  runner.end()
-  logging.info("Loss for final step: %s.", loss)
-  return loss
+  hook_runner.after_create_session(_session(model))
+  return TrainingController(
+      runner=SyncRunner(model, hook_runner.variables, global_step),
+      hooks=SyncHooks(hook_runner, model.graph), checkpoints=writer,
+      global_step=global_step, steps=steps, max_steps=max_steps,
+      steps_per_loop=config.steps_per_loop).run()
 
 
 def model_read_name(graph: tf.Graph) -> str:
@@ -181,8 +144,8 @@ def model_read_name(graph: tf.Graph) -> str:
   return training_util._get_or_create_global_step_read(graph).name  # pylint: disable=protected-access
 
 
-def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
-             hooks: Sequence[Any],
+def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
+             steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   strategy = strategies.for_evaluation(setup.config)
@@ -202,7 +165,7 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
                  "initialization to evaluate.", setup.model_dir)
-  checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
+  variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
   done = {"n": 0}
@@ -221,8 +184,9 @@ def evaluate(setup: ModelSetup, input_fn, steps: Optional[int],
   return results
 
 
-def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
-            hooks: Sequence[Any], checkpoint_path: Optional[str],
+def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
+            predict_keys: Optional[Sequence[str]],
+            checkpoint_path: Optional[str],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)
@@ -243,7 +207,7 @@ def predict(setup: ModelSetup, input_fn, predict_keys: Optional[Sequence[str]],
     dataset = dataset.map(lambda features, labels: features)
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, build)
   variables = model.capture.saveable_by_name()
-  checkpointing.restore_or_warm_start(setup, variables, checkpoint_path)
+  variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
   for values in _steps(model, runner):

@@ -1,0 +1,287 @@
+"""Which tf.distribute strategy a train or evaluate call runs under.
+
+In this order, as the Estimator decided (plus the binary's flag):
+1. `RunConfig(train_distribute=..., eval_distribute=...)` as legacy code
+   passes it; TF1 strategy objects are mapped to their TF2 counterparts (one
+   log line says so);
+2. the process-wide choice of `--strategy` (the binary, or `install()` reading
+   the command line of a legacy program);
+3. TF_CONFIG: a cluster with `ps` tasks and no strategy means
+   parameter-server training (legacy between-graph programs).
+The default strategy means "no strategy". Strategies built here are built
+once per process (collective and coordinator state is per process).
+"""
+
+from typing import Any, Dict, List, Optional
+
+import tensorflow as tf
+
+from estimator_compat import tf_logging as logging
+
+NAMES = ("default", "one_device", "mirrored", "multi_worker_mirrored",
+         "parameter_server")
+PS_WORKER_INTER_OP_THREADS = 8  # Fewer hang after the first step (notes).
+
+# The kind of training each strategy class means (TF2 and tf.compat.v1
+# forms), in the order they are checked.
+_MODES = (
+    ("parameter_server",
+     (tf.distribute.experimental.ParameterServerStrategy,
+      tf.compat.v1.distribute.experimental.ParameterServerStrategy)),
+    ("multi_worker_mirrored",
+     (tf.distribute.MultiWorkerMirroredStrategy,
+      tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy)),
+    ("mirrored", (tf.distribute.MirroredStrategy,
+                  tf.compat.v1.distribute.MirroredStrategy)),
+    ("one_device", (tf.distribute.OneDeviceStrategy,
+                    tf.compat.v1.distribute.OneDeviceStrategy)),
+)
+
+_process: Dict[str, Any] = {"name": None, "min_shard_bytes": None,
+                            "max_shards": None}
+_built: Dict[str, Any] = {}
+
+
+def set_process_strategy(name: Optional[str]) -> None:
+  """Sets the strategy of Estimators whose RunConfig names none (--strategy).
+
+  Raises:
+    ValueError: an unknown name.
+  """
+  if name is not None and name not in NAMES:
+    raise ValueError(f"Unknown strategy {name!r}. Fix: use one of {NAMES}.")
+  _process["name"] = name
+
+
+def set_process_partitioning(min_shard_bytes: Optional[int],
+                             max_shards: Optional[int]) -> None:
+  """Partitioning for PS training when RunConfig sets none (the flags)."""
+  _process["min_shard_bytes"] = min_shard_bytes
+  _process["max_shards"] = max_shards
+
+
+def process_strategy_name() -> Optional[str]:
+  return _process["name"]
+
+
+def is_parameter_server(strategy: Any) -> bool:
+  return isinstance(strategy,
+                    tf.distribute.experimental.ParameterServerStrategy)
+
+
+def is_multi_worker(strategy: Any) -> bool:
+  return isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
+
+
+def training_mode(config: Any) -> str:
+  """The kind of training this config asks for, without building anything.
+
+  One of NAMES. Non-chief tasks use it to decide whether they serve
+  (parameter server) or train (multi-worker).
+  """
+  strategy = config.train_distribute
+  if strategy is not None:
+    for mode, classes in _MODES:
+      if isinstance(strategy, classes):
+        return mode
+    return "default"
+  if _process["name"] is not None:
+    return _process["name"]
+  cluster = config.cluster_spec.as_dict() if config.cluster_spec else {}
+  if cluster.get("ps"):
+    return "parameter_server"
+  return "default"
+
+
+def _partitioner(config: Any):
+  min_bytes = config.min_shard_bytes or _process["min_shard_bytes"]
+  max_shards = config.max_shards or _process["max_shards"]
+  if min_bytes is None and max_shards is None:
+    return None
+  return tf.distribute.experimental.partitioners.MinSizePartitioner(
+      min_shard_bytes=min_bytes or 256 << 10, max_shards=max_shards or 1)
+
+
+def _parameter_server(config: Any) -> tf.distribute.Strategy:
+  """The PS strategy of this cluster (TF_CONFIG), built once per process."""
+  if "parameter_server" not in _built:
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    cluster = resolver.cluster_spec().as_dict()
+    if not cluster.get("ps") or not cluster.get("worker"):
+      raise ValueError(
+          "Parameter-server training needs a TF_CONFIG cluster with 'ps' and "
+          f"'worker' tasks (and this process as 'chief'), got {cluster}. Fix: "
+          "set TF_CONFIG, or try it on one machine with "
+          "--local_cluster=worker:2,ps:1.")
+    _built["parameter_server"] = (
+        tf.distribute.experimental.ParameterServerStrategy(
+            resolver, variable_partitioner=_partitioner(config)))
+  return _built["parameter_server"]
+
+
+def _build(name: str, config: Any) -> Optional[tf.distribute.Strategy]:
+  if name == "default":
+    return None
+  if name == "parameter_server":
+    return _parameter_server(config)
+  if name not in _built:
+    if name == "one_device":
+      gpus = tf.config.list_logical_devices("GPU")
+      _built[name] = tf.distribute.OneDeviceStrategy(
+          "/gpu:0" if gpus else "/cpu:0")
+    elif name == "mirrored":
+      # All GPUs; without GPUs, every logical CPU (one unless configured).
+      devices = None if tf.config.list_logical_devices("GPU") else [
+          d.name for d in tf.config.list_logical_devices("CPU")]
+      _built[name] = tf.distribute.MirroredStrategy(devices)
+    elif name == "multi_worker_mirrored":
+      _built[name] = tf.distribute.MultiWorkerMirroredStrategy()
+  return _built[name]
+
+
+def coordinator(strategy: tf.distribute.Strategy):
+  """The ClusterCoordinator of a PS strategy (one per strategy)."""
+  key = ("coordinator", id(strategy))
+  if key not in _built:
+    _built[key] = tf.distribute.experimental.coordinator.ClusterCoordinator(
+        strategy)
+  return _built[key]
+
+
+def _from_v1(strategy: Any, field: str, config: Any):
+  # Exactly these classes: a subclass may change what the conversion drops.
+  v1 = tf.compat.v1.distribute
+  kind, name = type(strategy), type(strategy).__name__
+  if kind is v1.MirroredStrategy:
+    converted = tf.distribute.MirroredStrategy(
+        devices=list(strategy.extended.worker_devices))
+  elif kind is v1.OneDeviceStrategy:
+    converted = tf.distribute.OneDeviceStrategy(
+        strategy.extended.worker_devices[0])
+  elif kind is v1.experimental.ParameterServerStrategy:
+    converted = _parameter_server(config)
+  elif kind is v1.experimental.MultiWorkerMirroredStrategy:
+    converted = _build("multi_worker_mirrored", config)
+  else:
+    return None
+  logging.info("RunConfig.%s: running the TF1 %s as its TF2 counterpart %s.",
+               field, name, type(converted).__name__)
+  return converted
+
+
+def to_v2(strategy: Any, field: str,
+          config: Any = None) -> Optional[tf.distribute.Strategy]:
+  """The V2 strategy to run under, or None for plain single-device runs.
+
+  Raises:
+    ValueError: a strategy this engine cannot run, with the fix.
+  """
+  if strategy is None:
+    return None
+  converted = _from_v1(strategy, field, config)
+  if converted is not None:
+    return converted
+  if isinstance(strategy, tf.distribute.Strategy):
+    if type(strategy).__name__ == "_DefaultDistributionStrategy":
+      return None
+    if isinstance(strategy, (tf.distribute.MirroredStrategy,
+                             tf.distribute.OneDeviceStrategy,
+                             tf.distribute.MultiWorkerMirroredStrategy,
+                             tf.distribute.experimental.
+                             ParameterServerStrategy)):
+      return strategy
+  raise ValueError(
+      f"RunConfig.{field}={type(strategy).__name__} is not supported. "
+      "Fix: pass a MirroredStrategy, MultiWorkerMirroredStrategy, "
+      "ParameterServerStrategy or OneDeviceStrategy (TF2 or tf.compat.v1 "
+      "forms), or None to train on one device.")
+
+
+def for_training(config: Any) -> Optional[tf.distribute.Strategy]:
+  """The strategy `train()` runs under."""
+  if config.train_distribute is not None:
+    return _cached(config, "train_distribute")
+  return _build(training_mode(config), config)
+
+
+def for_evaluation(config: Any) -> Optional[tf.distribute.Strategy]:
+  """The strategy `evaluate()` runs under (RunConfig.eval_distribute).
+
+  As in the Estimator, evaluation is distributed only when eval_distribute
+  is set; train_distribute alone does not distribute evaluation.
+  """
+  return _cached(config, "eval_distribute")
+
+
+def _cached(config: Any, field: str) -> Optional[tf.distribute.Strategy]:
+  # A converted V1 strategy is built once per RunConfig, so its variables
+  # and devices stay the same across train() and evaluate() calls.
+  cache = config.__dict__.setdefault("_v2_strategies", {})
+  if field not in cache:
+    cache[field] = to_v2(getattr(config, field), field, config)
+    _own_collective_keys(cache[field])
+  return cache[field]
+
+
+_INSTANCE_KEYS_PER_STRATEGY = 1_000_000
+_strategies_seen = [0]
+
+
+def _own_collective_keys(strategy: Optional[tf.distribute.Strategy]) -> None:
+  """Gives a strategy collective instance keys no other strategy here uses.
+
+  Every MirroredStrategy numbers its collective group from 1 and its
+  instances from 100, so a second one in the same process (eval_distribute
+  as a separate object, or one Estimator after another) issues the same
+  (group, instance) keys as the first, and TensorFlow's collective runtime
+  aborts with a shape mismatch. Before a strategy's first collective, its
+  instance numbering moves to a range of its own.
+  """
+  if is_multi_worker(strategy):
+    return  # Workers must agree on keys; one such strategy per process.
+  keys = getattr(getattr(strategy, "extended", None), "_collective_keys", None)
+  table = getattr(keys, "_instance_key_table", None)
+  if not isinstance(table, dict) or getattr(keys, "_estimator_compat_owned",
+                                            False):
+    return
+  keys._estimator_compat_owned = True  # pylint: disable=protected-access
+  offset = _strategies_seen[0] * _INSTANCE_KEYS_PER_STRATEGY
+  _strategies_seen[0] += 1
+  for counters in table.values():
+    for device in counters:
+      counters[device] += offset
+
+
+def check(config: Any) -> None:
+  """Fails early (before any checkpoint) on strategies this run cannot use.
+
+  Raises:
+    ValueError: an unsupported strategy, or a strategy on the graph engine.
+  """
+  chosen = fields_set(config)
+  # In TF1 mode the graph engine runs train_distribute (graph_distributed.py
+  # says which).
+  if chosen and config.engine == "graph" and (
+      tf.executing_eagerly() or chosen != ["train_distribute"]):
+    raise ValueError(
+        f"A strategy is set ({chosen[0]}) but the engine is 'graph', which "
+        "runs TF1 sessions without tf.distribute. Fix: use the function "
+        "engine (RunConfig(engine='function'), the default), or drop the "
+        "strategy.")
+
+
+def fields_set(config: Any) -> List[str]:
+  """The RunConfig fields (or cluster setting) that set a strategy.
+
+  Raises:
+    ValueError: an unsupported strategy.
+  """
+  chosen = []
+  if config.train_distribute is not None:
+    if for_training(config) is not None:
+      chosen.append("train_distribute")
+  if for_evaluation(config) is not None:
+    chosen.append("eval_distribute")
+  if training_mode(config) != "default" and config.train_distribute is None:
+    chosen.append("strategy (--strategy or TF_CONFIG with ps tasks)")
+  return chosen

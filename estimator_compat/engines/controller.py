@@ -1,0 +1,270 @@
+"""The training outer loop of the function engine, written once.
+
+As in Orbit (tensorflow/models `orbit/controller.py`), the controller owns
+*when* things happen and a runner owns *how* steps run:
+
+- the controller clamps each call's steps to `steps`/`max_steps` and
+  `steps_per_loop`, guards the global step (a train_op that does not advance
+  it), calls the hooks around each call and honours their stop requests,
+  saves checkpoints on their cadence (settling the runner's work in flight
+  first, so that the saved step is exact), checks the loss for NaN where no
+  NanTensorHook can see it, and keeps the step-rate/loss log lines and
+  summaries where no standard hook can fetch them;
+- a runner (`function/sync_runner.py`: one device, Mirrored, MWMS;
+  `function/ps_runner.py`: ClusterCoordinator closures) runs `num_steps`
+  steps per `train()` call and returns what the controller asked to observe.
+
+The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
+"""
+
+import dataclasses
+import time
+from typing import Any, Dict, Optional, Protocol, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from estimator_compat import tf_logging as logging
+from estimator_compat.engines.graph_hooks import GUARD_WARNING
+
+
+@dataclasses.dataclass(frozen=True)
+class StepsRun:
+  """What one runner call observed.
+
+  Attributes:
+    steps: how many steps the call accounts for.
+    loss: the loss of its last step; None when unknown.
+    values: the hooks' fetches, by fetch key.
+  """
+  steps: int
+  loss: Optional[float]
+  values: Dict[str, Any]
+
+
+class TrainRunner(Protocol):
+  """The inner loop: runs steps, knows nothing of cadences."""
+
+  def train(self, *, num_steps: int, steps_left: Optional[int],
+            fetches: Sequence[str]) -> Optional[StepsRun]:
+    """Runs up to `num_steps` steps (never past `steps_left`, None: no limit).
+
+    Returns:
+      What ran and the `fetches`, or None once the input has ended.
+    """
+
+  def global_step(self, counted: int) -> int:
+    """The global step after a call, given the controller's count."""
+
+  def settle(self) -> int:
+    """Finishes the work in flight; returns the steps it had not reported."""
+
+  def finish(self) -> int:
+    """Like settle(), at the end of training (nothing to do when idle)."""
+
+
+class HookPort(Protocol):
+  """The hooks of one train() call, as the controller drives them."""
+
+  @property
+  def stop_requested(self) -> bool:
+    """Whether a hook asked training to stop."""
+
+  def before_call(self) -> Sequence[str]:
+    """Runs before_run; returns the keys the hooks want fetched."""
+
+  def after_call(self, keys: Sequence[str], run: StepsRun, step: int) -> None:
+    """Runs after_run with what the call fetched, at global step `step`."""
+
+  def end(self) -> None:
+    """Runs the hooks' end()."""
+
+
+class CheckpointCadence(Protocol):
+  """When checkpoints are saved (variable_saver.CheckpointWriter)."""
+
+  def begin(self) -> None:
+    """Saves the start step."""
+
+  def due(self, step: int) -> bool:
+    """True if after_step(step) would save."""
+
+  def after_step(self, step: int) -> bool:
+    """Saves if due; True if a listener asked to stop."""
+
+  def end(self) -> None:
+    """Saves the last step if it is not saved yet."""
+
+
+class GlobalStepGuard:
+  """Advances global_step itself when the model's train_op does not.
+
+  Checked once, after the first call: if the step did not move, it warns
+  (as GlobalStepGuardHook does on the graph engine) and from then on adds
+  every call's steps.
+  """
+
+  def __init__(self, global_step: tf.Variable):
+    self._global_step = global_step
+    self._checked = False
+    self.fixing = False
+
+  def after_call(self, step_before: int, steps: int) -> None:
+    """After a call of `steps` steps that started at `step_before`."""
+    if not self._checked:
+      self._checked = True
+      if int(self._global_step.numpy()) == step_before:
+        logging.warning(GUARD_WARNING)
+        self.fixing = True
+    if self.fixing:
+      self.add(steps)
+
+  def add(self, steps: int) -> None:
+    """Adds steps that ran but were not counted yet (while fixing)."""
+    if self.fixing and steps:
+      self._global_step.assign_add(steps)
+
+
+class StepReports:
+  """Log lines and summaries for runners whose hooks cannot fetch tensors.
+
+  The Estimator's StepCounterHook and LoggingTensorHook lines every
+  `log_step_count_steps` steps, and the `loss` and `global_step/sec`
+  summaries (on the chief), written from what the controller observed.
+  """
+
+  def __init__(self, *, log_step_count_steps: Optional[int],
+               save_summary_steps: Optional[int], start: int,
+               summary_dir: Optional[str]):
+    self._log_every = log_step_count_steps
+    self._summary_every = save_summary_steps
+    self._last_log = (time.time(), start)
+    self._calls = 0
+    self._writer = None
+    if summary_dir:
+      with tf.Graph().as_default():
+        self._writer = tf.compat.v1.summary.FileWriterCache.get(summary_dir)
+
+  def count_call(self) -> None:
+    """Counts a call (the first one always writes the loss summary)."""
+    self._calls += 1
+
+  def after_call(self, *, loss: Optional[float], last_loss: Optional[float],
+                 step_before: int, step: int) -> None:
+    """Logs and writes summaries due between `step_before` and `step`."""
+    last_time, last_step = self._last_log
+    if self._log_every and step - last_step >= self._log_every:
+      now = time.time()
+      rate = (step - last_step) / max(now - last_time, 1e-9)
+      logging.info("global_step/sec: %g", rate)
+      logging.info("loss = %s, step = %d (%.3f sec)", last_loss, step,
+                   now - last_time)
+      self._scalar("global_step/sec", rate, step)
+      self._last_log = (now, step)
+    if loss is not None and self._summary_every and (
+        self._calls == 1 or
+        step // self._summary_every > step_before // self._summary_every):
+      self._scalar("loss", last_loss, step)
+
+  def _scalar(self, tag: str, value: float, step: int) -> None:
+    if self._writer is None:
+      return
+    summary = tf.compat.v1.Summary()
+    summary.value.add(tag=tag, simple_value=float(value))
+    self._writer.add_summary(summary, step)
+
+  def close(self) -> None:
+    if self._writer is not None:
+      self._writer.flush()
+
+
+def step_target(start: int, steps: Optional[int],
+                max_steps: Optional[int]) -> Optional[int]:
+  """The global step training stops at; None: until input or hooks stop."""
+  if max_steps is not None:
+    return max_steps
+  return start + steps if steps is not None else None
+
+
+class TrainingController:
+  """Runs one train() call's outer loop over a runner."""
+
+  def __init__(self, *, runner: TrainRunner, hooks: HookPort,
+               checkpoints: CheckpointCadence, global_step: tf.Variable,
+               steps: Optional[int], max_steps: Optional[int],
+               steps_per_loop: int, check_nan: bool = False,
+               reports: Optional[StepReports] = None):
+    """Creates the controller.
+
+    Args:
+      runner: runs the steps.
+      hooks: the call's hooks (already begun, session created).
+      checkpoints: the checkpoint cadence (not begun yet).
+      global_step: the model's global step variable.
+      steps: train() `steps` (counted from the step at run()).
+      max_steps: train() `max_steps`.
+      steps_per_loop: most steps per runner call.
+      check_nan: raise NanLossDuringTrainingError on a non-finite loss (where
+        the hooks hold no NanTensorHook).
+      reports: log lines and summaries to keep (where no hook keeps them).
+    """
+    self._runner = runner
+    self._hooks = hooks
+    self._checkpoints = checkpoints
+    self._global_step = global_step
+    self._steps = steps
+    self._max_steps = max_steps
+    self._steps_per_loop = steps_per_loop
+    self._check_nan = check_nan
+    self._reports = reports
+
+  def run(self) -> Optional[float]:
+    """Trains until the target step, a stop request or the end of input.
+
+    Returns:
+      The last known loss.
+    """
+    checkpoints, hooks, runner = self._checkpoints, self._hooks, self._runner
+    checkpoints.begin()
+    current = int(self._global_step.numpy())
+    target = step_target(current, self._steps, self._max_steps)
+    if target is not None and current >= target:
+      logging.info("Skipping training since max_steps has already saved.")
+    guard = GlobalStepGuard(self._global_step)
+    last_loss = None
+    while (target is None or current < target) and not hooks.stop_requested:
+      keys = hooks.before_call()
+      steps_left = None if target is None else target - current
+      num_steps = self._steps_per_loop if steps_left is None else min(
+          self._steps_per_loop, steps_left)
+      run = runner.train(num_steps=num_steps, steps_left=steps_left,
+                         fetches=keys)
+      if run is None:
+        break
+      if run.loss is not None:
+        last_loss = run.loss
+      guard.after_call(current, run.steps)
+      before = current
+      current = runner.global_step(current + run.steps)
+      if checkpoints.due(current):
+        # The saved step must be exact: settle the work still in flight.
+        guard.add(runner.settle())
+        current = runner.global_step(int(self._global_step.numpy()))
+      if self._reports is not None:
+        self._reports.count_call()
+      if self._check_nan and run.loss is not None and not np.isfinite(
+          run.loss):
+        raise tf.compat.v1.train.NanLossDuringTrainingError()
+      hooks.after_call(keys, run, current)
+      if self._reports is not None:
+        self._reports.after_call(loss=run.loss, last_loss=last_loss,
+                                 step_before=before, step=current)
+      if checkpoints.after_step(current):
+        break
+    guard.add(runner.finish())
+    checkpoints.end()
+    hooks.end()
+    if self._reports is not None:
+      self._reports.close()
+    logging.info("Loss for final step: %s.", last_loss)
+    return last_loss

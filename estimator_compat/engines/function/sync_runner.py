@@ -1,0 +1,79 @@
+"""The inner training loop on one device, Mirrored or MultiWorkerMirrored.
+
+`SyncRunner.train(num_steps=N)` runs N steps of the traced model in one call
+and returns the last step's loss and the hooks' fetches; the controller
+(engines/controller.py) decides N and everything around the call.
+`SyncHooks` drives the call's SessionRunHooks for the controller.
+"""
+
+from typing import Any, Dict, Optional, Sequence
+
+import tensorflow as tf
+
+from estimator_compat.engines.controller import StepsRun
+from estimator_compat.engines.function.session import HookRunner, to_numpy
+from estimator_compat.engines.function.traced_model import LOSS, TracedModel
+
+
+class SyncRunner:
+  """Runs steps of a TracedModel in this process (all replicas in step)."""
+
+  def __init__(self, model: TracedModel, hook_variables: Dict[str, Any],
+               global_step: tf.Variable):
+    """Creates the runner.
+
+    Args:
+      model: the traced train step.
+      hook_variables: variables hooks fetch by `var:` key (HookRunner's).
+      global_step: the model's global step.
+    """
+    self._model = model
+    self._hook_variables = hook_variables
+    self._global_step = global_step
+
+  def train(self, *, num_steps: int, steps_left: Optional[int],
+            fetches: Sequence[str]) -> Optional[StepsRun]:
+    """Runs `num_steps` steps in one call; None once the input has ended."""
+    del steps_left  # num_steps is already within it: nothing runs ahead.
+    try:
+      outputs = self._model.step(fetches, num_steps)
+    except tf.errors.OutOfRangeError:
+      return None
+    values = {key: to_numpy(value) for key, value in outputs.items()}
+    for key in fetches:
+      if key.startswith("var:"):
+        values[key] = self._hook_variables[key].numpy()
+    return StepsRun(steps=num_steps, loss=values.get(LOSS), values=values)
+
+  def global_step(self, counted: int) -> int:
+    """The step as the variable holds it (read once per call, ~0.3 ms)."""
+    del counted
+    return int(self._global_step.value().numpy())
+
+  def settle(self) -> int:
+    return 0  # Nothing runs ahead of the controller.
+
+  def finish(self) -> int:
+    return 0
+
+
+class SyncHooks:
+  """A HookRunner as the controller's hook port."""
+
+  def __init__(self, runner: HookRunner, graph: tf.Graph):
+    self._runner = runner
+    self._graph = graph
+
+  @property
+  def stop_requested(self) -> bool:
+    return self._runner.stop_requested
+
+  def before_call(self) -> Sequence[str]:
+    return self._runner.before_run(self._graph, {})
+
+  def after_call(self, keys: Sequence[str], run: StepsRun, step: int) -> None:
+    del keys, step  # The values hold every key, the step included.
+    self._runner.after_run(run.values)
+
+  def end(self) -> None:
+    self._runner.end()

@@ -1,0 +1,217 @@
+"""Legacy-named checkpoints for eagerly held variables.
+
+A name-based `tf.compat.v1.train.Saver` over the captured variables writes
+and reads exactly what the graph engine (and the real Estimator) write:
+`model.ckpt-N.{index,data-*}` under legacy variable names, the `checkpoint`
+state file, `keep_checkpoint_max`; beside them the `.meta` and `graph.pbtxt`
+files hold the traced step graph.
+"""
+
+import logging as logging_lib
+import os
+import re
+from typing import Any, Dict, Optional, Sequence
+
+import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.training.saving import saveable_object_util
+
+from estimator_compat import checkpoint_files
+from estimator_compat import checkpoint_reading
+from estimator_compat import tf_logging as logging
+from estimator_compat.model_fn_call import ModelSetup
+
+
+class _SkipEagerSaverWarning(logging_lib.Filter):
+  """Hides the warning an eager Saver logs about name-based lookups.
+
+  Names are exactly what we rely on here (legacy checkpoints), and the
+  warning would be printed at every train/evaluate/predict call.
+  """
+
+  def filter(self, record):
+    return "Saver is deprecated" not in record.getMessage()
+
+
+def _saver(setup: ModelSetup, variables: Dict[str, tf.Variable]):
+  config = setup.config
+  warning_filter = _SkipEagerSaverWarning()
+  tf.get_logger().addFilter(warning_filter)
+  try:
+    return _make_saver(config, variables)
+  finally:
+    tf.get_logger().removeFilter(warning_filter)
+
+
+def _first_copies(variables: Dict[str, tf.Variable]) -> Dict[str, tf.Variable]:
+  """Each variable, or the first copy of a distributed (mirrored) one.
+
+  An eager Saver handles plain resource variables only. Mirrored copies are
+  equal, so the first one is what a checkpoint holds; after a restore,
+  `sync_copies` copies it to the others.
+  """
+  return {name: getattr(v, "values", (v,))[0] for name, v in variables.items()}
+
+
+def sync_copies(variables: Dict[str, tf.Variable]) -> None:
+  """Gives every copy of a distributed variable its first copy's value."""
+  for variable in variables.values():
+    copies = getattr(variable, "values", None)
+    if copies and len(copies) > 1:
+      for copy in copies[1:]:
+        copy.assign(copies[0].read_value())
+
+
+def _by_checkpoint_name(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
+  """Saver var_list: slices of one partitioned variable grouped by its name."""
+  out: Dict[str, Any] = {}
+  for name, variable in _first_copies(variables).items():
+    info = getattr(variable, "_save_slice_info", None)
+    if info is None:
+      out[name] = variable
+    else:
+      # The Saver's own slice path reads `variable.op`, which eager
+      # variables lack; a saveable per slice says the same thing.
+      resource = getattr(variable, "_v", variable)  # PS AggregatingVariable
+      out.setdefault(info.full_name, []).append(
+          saveable_object_util.ResourceVariableSaveable(
+              resource, info.spec, info.full_name))
+  return out
+
+
+def _make_saver(config, variables: Dict[str, tf.Variable]):
+  return tf.compat.v1.train.Saver(
+      var_list=_by_checkpoint_name(variables),
+      sharded=False,  # Same file names; sharded saving needs graph mode.
+      max_to_keep=config.keep_checkpoint_max,
+      keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
+      save_relative_paths=True)
+
+
+def restore_or_warm_start(setup: ModelSetup, variables: Dict[str, tf.Variable],
+                          checkpoint: Optional[str]) -> None:
+  """Restores `checkpoint` (after a fit check) or warm-starts, by name."""
+  if checkpoint:
+    checkpoint_reading.check_fits(checkpoint, variables.values())
+    _saver(setup, variables).restore(None, checkpoint)
+  elif setup.warm_start is not None:
+    warm_start(setup.warm_start, variables)
+  sync_copies(variables)
+
+
+def warm_start(settings: Any, variables: Dict[str, tf.Variable]) -> None:
+  """Copies the selected variables from another checkpoint, by name."""
+  if settings.var_name_to_vocab_info:
+    raise ValueError(
+        "WarmStartSettings.var_name_to_vocab_info is not supported on the "
+        "function engine. Fix: RunConfig(engine='graph') or "
+        "ESTIMATOR_COMPAT_ENGINE=graph.")
+  path = settings.ckpt_to_initialize_from
+  if tf.io.gfile.isdir(path):
+    path = tf.train.latest_checkpoint(path)
+  reader = tf.train.load_checkpoint(path)
+  selectors = settings.vars_to_warm_start
+  if isinstance(selectors, str):
+    chosen = [n for n, v in variables.items()
+              if v.trainable and re.match(selectors, n)]
+  elif selectors is None:
+    chosen = []
+  else:
+    chosen = [n for n in variables for pattern in selectors
+              if isinstance(pattern, str) and re.match(pattern, n)]
+  for name in chosen:
+    previous = settings.var_name_to_prev_var_name.get(name, name)
+    if reader.has_tensor(previous):
+      variables[name].assign(reader.get_tensor(previous))
+    else:
+      logging.warning("Warm-start: %s not found in %s.", previous, path)
+
+
+class CheckpointWriter:
+  """Saves at the start step, on a step/seconds cadence, and at the end."""
+
+  def __init__(self, setup: ModelSetup, variables: Dict[str, tf.Variable],
+               global_step: tf.Variable, graph: tf.Graph,
+               listeners: Sequence[Any]):
+    config = setup.config
+    self._model_dir = setup.model_dir
+    # Only the chief writes model_dir (other multi-worker tasks train and
+    # write nothing there).
+    self._enabled = bool(config.save_checkpoints_steps or
+                         config.save_checkpoints_secs) and config.is_chief
+    if listeners and not self._enabled and config.is_chief:
+      raise ValueError(front_checks.NO_SAVER_FOR_LISTENERS)
+    # With neither cadence set (no checkpoints, as the Estimator allowed)
+    # there is nothing to time.
+    self._timer = tf.compat.v1.train.SecondOrStepTimer(
+        every_secs=config.save_checkpoints_secs,
+        every_steps=config.save_checkpoints_steps) if (
+            config.save_checkpoints_steps or
+            config.save_checkpoints_secs) else None
+    self._saver = _saver(setup, variables)
+    if self._enabled:  # keep_checkpoint_max across runs, as in TF1.
+      checkpoint_files.recover_kept(self._saver, self._model_dir)
+    self._global_step = global_step
+    self._listeners = list(listeners)
+    self._graph_def = graph.as_graph_def(add_shapes=True)
+    self._save_graph_def = config.checkpoint_save_graph_def
+    self._last_saved: Optional[int] = None
+    if self._enabled:
+      logging.info("Create CheckpointSaverHook.")
+
+  def begin(self) -> None:
+    """Starts listeners; saves the start step and graph.pbtxt."""
+    if not self._enabled:
+      return
+    for listener in self._listeners:
+      listener.begin()
+    if self._save_graph_def:
+      tf.io.write_graph(self._graph_def, self._model_dir, "graph.pbtxt")
+    step = int(self._global_step.numpy())
+    self._save(step)
+    self._timer.update_last_triggered_step(step)
+
+  def due(self, step: int) -> bool:
+    """True if after_step(step) would save."""
+    return self._enabled and self._timer.should_trigger_for_step(step)
+
+  def after_step(self, step: int) -> bool:
+    """Saves when the cadence says so; True if a listener asked to stop."""
+    if self._enabled and self._timer.should_trigger_for_step(step):
+      self._timer.update_last_triggered_step(step)
+      return self._save(step)
+    return False
+
+  def end(self) -> None:
+    if not self._enabled:
+      return
+    step = int(self._global_step.numpy())
+    if step != self._last_saved:
+      self._save(step)
+    for listener in self._listeners:
+      listener.end(None, step)
+
+  def _save(self, step: int) -> bool:
+    logging.info("Calling checkpoint listeners before saving checkpoint %d...",
+                 step)
+    for listener in self._listeners:
+      listener.before_save(None, step)
+    logging.info("Saving checkpoints for %d into %s.", step,
+                 os.path.join(self._model_dir, "model.ckpt"))
+    path = self._saver.save(None, os.path.join(self._model_dir, "model.ckpt"),
+                            global_step=step, write_meta_graph=False)
+    if self._save_graph_def:
+      meta = tf.compat.v1.MetaGraphDef(graph_def=self._graph_def)
+      meta.meta_info_def.tensorflow_version = tf.__version__
+      with tf.io.gfile.GFile(path + ".meta", "wb") as f:
+        f.write(meta.SerializeToString())
+    self._last_saved = step
+    logging.info("Calling checkpoint listeners after saving checkpoint %d...",
+                 step)
+    stop = False
+    for listener in self._listeners:
+      if listener.after_save(None, step):
+        logging.info("A CheckpointSaverListener requested that training be "
+                     "stopped. listener: %s", listener)
+        stop = True
+    return stop
