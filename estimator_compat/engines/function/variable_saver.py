@@ -18,6 +18,7 @@ from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoint_reading
+from estimator_compat import front_checks
 from estimator_compat import tf_logging as logging
 from estimator_compat.model_fn_call import ModelSetup
 
