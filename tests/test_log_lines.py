@@ -57,9 +57,12 @@ _EXPECTED = [
     (r"Saving checkpoints for 0 into MODEL_DIR/model\.ckpt\.", 1),
     (r"Saving checkpoints for 3 into MODEL_DIR/model\.ckpt\.", 1),
     (r"Saving checkpoints for 5 into MODEL_DIR/model\.ckpt\.", 1),
-    (r"loss = 14\.0, step = 0", 1),
-    (r"loss = [0-9.]+, step = 2 \([0-9.]+ sec\)", 1),
-    (r"loss = [0-9.]+, step = 4 \([0-9.]+ sec\)", 1),
+    # On the graph engine (as on the real Estimator) the logged step is read
+    # in the same Session.run as the train_op's increment, so it may be the
+    # step after: a race in TF1 itself, seen under load.
+    (r"loss = 14\.0, step = [01]", 1),
+    (r"loss = [0-9.]+, step = [23] \([0-9.]+ sec\)", 1),
+    (r"loss = [0-9.]+, step = [45] \([0-9.]+ sec\)", 1),
     (r"global_step/sec: [0-9.]+", 2),
     (r"Loss for final step: 0\.19627573\.", 1),
     (r"Skipping training since max_steps has already saved\.", 1),
