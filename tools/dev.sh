@@ -52,9 +52,11 @@ case "$cmd" in
     .venv/bin/python -m pytest -q "$@"
     ensure_bazel
     # py_test runs the python3 on PATH: the project's virtualenv. The slow
-    # multi-process files already ran in pytest above; Bazel runs the rest,
-    # which checks every BUILD target, within CI's time.
-    PATH="$PWD/.venv/bin:$PATH" bazel test //... --test_tag_filters=-slow
+    # tests (files tagged slow, functions marked slow) already ran in pytest
+    # above; Bazel runs the rest, which checks every BUILD target, within
+    # CI's time.
+    PATH="$PWD/.venv/bin:$PATH" bazel test //... --test_tag_filters=-slow \
+      --test_env=PYTEST_ADDOPTS="-m 'not slow'"
     ;;
   *)
     echo "usage: tools/dev.sh run [binary flags...] | tools/dev.sh test [pytest args...]" >&2
