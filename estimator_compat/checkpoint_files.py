@@ -1,7 +1,7 @@
 """The files of checkpoints in a model_dir: whole or not, kept, left over.
 
 A checkpoint `model.ckpt-N` is whole when its `.index` file and every
-`.data-XXXXX-of-YYYYY` shard exist. The `checkpoint` state file names the
+`.data-NNNNN-of-MMMMM` shard exist. The `checkpoint` state file names the
 newest one and the ones kept under `keep_checkpoint_max`. These helpers let
 every mode refuse a checkpoint that the state file names but that is not
 whole (instead of silently starting over or evaluating an untrained model),
