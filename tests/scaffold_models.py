@@ -10,6 +10,7 @@ import glob
 import os
 
 import numpy as np
+import pytest
 import tensorflow as tf
 from tensorflow.core.util import event_pb2
 
@@ -95,3 +96,15 @@ def summary_tags(model_dir):
     for record in tf.compat.v1.io.tf_record_iterator(path):
       tags.update(v.tag for v in event_pb2.Event.FromString(record).summary.value)
   return sorted(tags)
+
+
+@pytest.fixture(autouse=True)
+def default_engine(monkeypatch):
+  """No $ESTIMATOR_COMPAT_ENGINE: the default engine picks each call's."""
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+
+
+def routed_to_graph(caplog) -> list:
+  """The log lines saying a call ran on the graph engine instead."""
+  return [r.getMessage() for r in caplog.records
+          if "on the graph engine" in r.getMessage()]

@@ -28,14 +28,8 @@ _LINE = ("Scaffold.init_fn needs a TF1 Session (a function gets the Session "
          "graph engine.")
 
 
-@pytest.fixture(autouse=True)
-def _default_engine(monkeypatch):
-  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-
-
-def _routed(caplog):
-  return [r.getMessage() for r in caplog.records
-          if "on the graph engine" in r.getMessage()]
+# No engine chosen: the default engine decides per call.
+_default_engine = sm.default_engine
 
 
 def _listing(model_dir):
@@ -59,7 +53,7 @@ def test_train_reruns_on_the_graph_engine_with_one_log_line(tmp_path, caplog):
   est = sm.estimator(tmp_path / "default", "init_fn")
   with caplog.at_level(logging.INFO):
     est.train(sm.input_fn, steps=2)
-  assert _routed(caplog) == [_LINE.format(call="train")]
+  assert sm.routed_to_graph(caplog) == [_LINE.format(call="train")]
   assert est.get_variable_value("w") == 3.0
   # Exactly what the graph engine alone writes: the function engine's
   # attempt left nothing behind (one events file, no extra checkpoint).
@@ -76,10 +70,10 @@ def test_evaluate_and_predict_rerun_on_the_graph_engine(tmp_path, caplog):
   with caplog.at_level(logging.INFO):
     assert est.evaluate(sm.input_fn)["w"] == 3.0
     predictions = est.predict(sm.input_fn)
-    assert not _routed(caplog)[1:]  # predict() has not started yet.
+    assert not sm.routed_to_graph(caplog)[1:]  # predict() has not started yet.
     first = next(predictions)
     # Settled before the first example.
-    assert _routed(caplog) == [_LINE.format(call="evaluate"),
+    assert sm.routed_to_graph(caplog) == [_LINE.format(call="evaluate"),
                                _LINE.format(call="predict")]
   assert [float(first["p"][0])] + [float(p["p"][0]) for p in predictions] == [
       0.0, 3.0, 6.0, 9.0]

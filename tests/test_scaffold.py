@@ -18,14 +18,8 @@ from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
 from tests import scaffold_models as sm
 
 
-@pytest.fixture(autouse=True)
-def _default_engine(monkeypatch):
-  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-
-
-def _routed(caplog):
-  return [r.getMessage() for r in caplog.records
-          if "on the graph engine" in r.getMessage()]
+# No engine chosen: the default engine decides per call.
+_default_engine = sm.default_engine
 
 
 class _Net(tf.keras.Model):
@@ -68,7 +62,7 @@ def test_checkpoint_saver_recipe_of_the_tf_guide_restores_step_10(tmp_path,
   est = tfe.Estimator(_guide_model_fn, str(tmp_path))
   with caplog.at_level(logging.INFO):
     est.train(_toy_dataset, steps=10)
-  assert len(_routed(caplog)) == 1
+  assert len(sm.routed_to_graph(caplog)) == 1
   ckpt = tf.train.Checkpoint(step=tf.Variable(1, dtype=tf.int64),
                              optimizer=tf.keras.optimizers.Adam(0.1),
                              net=_Net())
@@ -130,7 +124,7 @@ def test_init_fn_runs_when_there_is_no_checkpoint(tmp_path, caplog):
   est = sm.estimator(tmp_path, "init_fn")
   with caplog.at_level(logging.INFO):
     est.train(sm.input_fn, steps=2)
-  assert _routed(caplog) == [
+  assert sm.routed_to_graph(caplog) == [
       "Scaffold.init_fn needs a TF1 Session (a function gets the Session "
       "after initialization) in train(): running this train() on the graph "
       "engine."]
@@ -185,7 +179,7 @@ def test_summary_op_is_written_on_the_function_engine(tmp_path, caplog):
   est = sm.estimator(tmp_path, "summary_op")
   with caplog.at_level(logging.INFO):
     est.train(sm.input_fn, steps=2)
-  assert not _routed(caplog)
+  assert not sm.routed_to_graph(caplog)
   # The Estimator writes the Scaffold's summary_op instead of all summaries.
   assert sm.summary_tags(tmp_path) == ["custom"]
 
@@ -196,7 +190,7 @@ def test_default_scaffold_stays_on_the_function_engine(tmp_path, caplog):
     est.train(sm.input_fn, steps=2)
     assert est.evaluate(sm.input_fn)["w"] == 1.0
     assert sm.predictions(est) == [0.0, 1.0, 2.0, 3.0]
-  assert not _routed(caplog)
+  assert not sm.routed_to_graph(caplog)
   assert sm.summary_tags(tmp_path) == ["loss"]
 
 
