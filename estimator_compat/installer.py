@@ -1,5 +1,6 @@
 """install(): makes `tf.estimator` resolve to estimator_compat."""
 
+import importlib
 import sys
 import types
 
@@ -10,6 +11,9 @@ from estimator_compat import module_paths
 
 def install() -> types.ModuleType:
   """Points `tf.estimator` and `tf.compat.v1.estimator` at this package.
+
+  `tf.compat.v1.estimator` is `estimator_compat.v1`: the same names, except
+  those whose TF1 version differs (see `estimator_compat.v1.V1_PUBLIC`).
 
   After `estimator_compat.install()`, a legacy file that uses
   `tf.estimator.Estimator`, `tf.compat.v1.estimator.inputs.numpy_input_fn`
@@ -30,7 +34,7 @@ def install() -> types.ModuleType:
   """
   package = sys.modules["estimator_compat"]
   tf.estimator = package
-  tf.compat.v1.estimator = package
+  tf.compat.v1.estimator = importlib.import_module("estimator_compat.v1")
   tf.compat.v2.estimator = package
   sys.modules.setdefault("tensorflow.estimator", package)
   module_paths.register()

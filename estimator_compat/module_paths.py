@@ -116,6 +116,8 @@ API_ALIASES: Tuple[str, ...] = (
     BASE + ".api._v1.estimator",
     BASE + ".api._v2.estimator",
 )
+# Of those, the ones that are `tf.compat.v1.estimator` (estimator_compat.v1).
+V1_ALIASES: Tuple[str, ...] = (BASE + ".api._v1.estimator",)
 API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs")
 
 
@@ -163,10 +165,12 @@ def register() -> None:
   """
   package = importlib.import_module("estimator_compat")
   _register(ROOT, _new_module(ROOT, {}))
+  v1_namespace = importlib.import_module("estimator_compat.v1")
   for alias in API_ALIASES:
-    _register(alias, package)
+    namespace = v1_namespace if alias in V1_ALIASES else package
+    _register(alias, namespace)
     for sub in API_SUBPACKAGES:
-      _register(f"{alias}.{sub}", getattr(package, sub))
+      _register(f"{alias}.{sub}", getattr(namespace, sub))
   for entry in MODULES:
     source = importlib.import_module(entry.source)
     names = {}

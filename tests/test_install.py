@@ -155,7 +155,8 @@ def test_install_makes_the_real_module_paths_importable():
       assert pandas_io.pandas_input_fn is ec.inputs.pandas_input_fn
       assert inputs.numpy_input_fn is ec.inputs.numpy_input_fn
       assert session_run_hook.SessionRunHook is ec.SessionRunHook
-      assert te.estimator is v1 is v2 is ec
+      assert te.estimator is v2 is ec
+      assert v1 is tf.compat.v1.estimator and v1.Estimator is ec.Estimator
       assert te_export is ec.export
       assert te.python.estimator.model_fn is model_fn_lib
       est_lib.ModeKeys.TRAIN
@@ -232,3 +233,30 @@ def test_a_flag_error_needs_no_tensorflow():
   assert result.returncode != 0
   assert "--train_steps=0: 0 is not a positive integer" in result.stderr
   assert "| tensorflow\n" not in result.stderr  # never imported
+
+
+def test_v1_namespace_shares_names_and_holds_its_own(monkeypatch):
+  from estimator_compat import v1  # pylint: disable=g-import-not-at-top
+  assert v1.Estimator is estimator_compat.Estimator
+  assert v1.inputs is estimator_compat.inputs
+  monkeypatch.setitem(v1.V1_PUBLIC, "Probe", "estimator_compat.spec:EstimatorSpec")
+  monkeypatch.delitem(vars(v1), "Probe", raising=False)
+  assert v1.Probe is estimator_compat.EstimatorSpec
+  monkeypatch.delitem(vars(v1), "Probe")
+  try:
+    v1.NotAName  # pylint: disable=pointless-statement
+  except AttributeError as error:
+    assert "tf.compat.v1.estimator" in str(error)
+  else:
+    raise AssertionError("v1.NotAName resolved")
+  result = _run("""
+      import tensorflow as tf
+      import estimator_compat
+      estimator_compat.install()
+      from estimator_compat import v1
+      from tensorflow_estimator.python.estimator.api._v1 import estimator
+      assert tf.compat.v1.estimator is v1 is estimator
+      assert tf.compat.v1.estimator.Estimator is tf.estimator.Estimator
+      print("ok")
+  """)
+  assert result.returncode == 0, result.stderr
