@@ -47,6 +47,21 @@ def _layout(model_dir: str):
   return sorted(set(names))
 
 
+def build_estimator(tf, program, model_dir: str):
+  """The program's Estimator in `model_dir`.
+
+  A program that is not a custom model_fn (a canned estimator, a
+  TPUEstimator, a converted Keras model) defines
+  `build_estimator(tf, model_dir)`; otherwise it defines `model_fn`, `CONFIG`
+  (RunConfig arguments) and `PARAMS`.
+  """
+  if hasattr(program, "build_estimator"):
+    return program.build_estimator(tf, model_dir)
+  return tf.estimator.Estimator(
+      model_fn=program.model_fn, model_dir=model_dir,
+      config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
+
+
 def run_program(name: str, model_dir: str,
                 start_checkpoint_dir: Optional[str] = None) -> Dict[str, Any]:
   """Trains, evaluates and predicts with program `name` in `model_dir`.
@@ -68,9 +83,7 @@ def run_program(name: str, model_dir: str,
     os.makedirs(model_dir, exist_ok=True)
     for path in glob.glob(os.path.join(start_checkpoint_dir, "*")):
       shutil.copy(path, model_dir)
-  estimator = tf.estimator.Estimator(
-      model_fn=program.model_fn, model_dir=model_dir,
-      config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
+  estimator = build_estimator(tf, program, model_dir)
   hooks = program.train_hooks() if hasattr(program, "train_hooks") else None
   listeners = (program.saving_listeners()
                if hasattr(program, "saving_listeners") else None)
@@ -128,9 +141,7 @@ def train_in(name: str, model_dir: str, steps: int) -> int:
   """
   tf = program_lib.tensorflow_with_estimator()
   program = importlib.import_module(f"{PROGRAM_PACKAGE}.{name}")
-  estimator = tf.estimator.Estimator(
-      model_fn=program.model_fn, model_dir=model_dir,
-      config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
+  estimator = build_estimator(tf, program, model_dir)
   estimator.train(program.train_input_fn, steps=steps)
   return int(estimator.get_variable_value("global_step"))
 

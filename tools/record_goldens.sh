@@ -4,7 +4,8 @@
 # Run by hand when a golden program changes; CI only reads the committed
 # tests/goldens/. Needs python3.11 and network access to the package index.
 #
-#   tools/record_goldens.sh            # all programs
+#   tools/record_goldens.sh            # all programs with a golden already
+#   tools/record_goldens.sh new_one    # a new program (tests/golden_programs/new_one.py)
 #   tools/record_goldens.sh mlp hooks  # some
 set -euo pipefail
 cd "$(dirname "$0")/.."
