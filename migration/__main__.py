@@ -6,6 +6,7 @@ r"""Migration checks from the command line.
       --input_fn=pkg.mod:input_fn [--params JSON] [--steps N] \
       [--old graph|GOLDEN_DIR] [--new function] [--strategy mirrored] \
       [--report DIR]
+  python -m migration scan PATH... [--json FILE] [--fix | --write]
 
 `record` runs the program on whatever provides tf.estimator: the real
 Estimator on TF <= 2.15 (a golden), else estimator_compat's --engine.
@@ -13,6 +14,8 @@ Estimator on TF <= 2.15 (a golden), else estimator_compat's --engine.
 the old side's checkpoints, prints the report table, writes the report
 directory (--report, default ./migration_reports/<UTC time>) and exits 0 only
 when every check passes, 1 when one fails, 2 on bad flags.
+`scan` lists what files use of the Estimator and TF1 and whether it runs
+here (see migration/scan); it takes its own arguments.
 """
 
 import os
@@ -172,7 +175,8 @@ def main(argv: List[str]) -> int:
   if len(argv) != 2 or argv[1] not in COMMANDS:
     print(f"usage: python -m migration {{{'|'.join(COMMANDS)}}} --model_fn="
           "pkg.mod:fn --input_fn=pkg.mod:fn [flags]; --helpfull lists the "
-          "flags.", file=sys.stderr)
+          "flags.\n       python -m migration scan PATH... [--json FILE] "
+          "[--fix | --write]", file=sys.stderr)
     return 2
   # Our flags are parsed. estimator_compat.install() reads --strategy from
   # sys.argv for legacy programs; here --strategy is the new side's only.
@@ -186,6 +190,9 @@ def main(argv: List[str]) -> int:
 
 
 def run() -> None:
+  if sys.argv[1:2] == ["scan"]:
+    from migration.scan import cli  # pylint: disable=g-import-not-at-top
+    cli.run(sys.argv[2:])
   app.run(main)
 
 
