@@ -1,9 +1,11 @@
 """Every use of an Estimator or TF1 API in a file, with its status.
 
-A use is an import of a name (`from tensorflow_estimator.python.estimator
-import model_fn`, when that is a name or a module estimator_compat lacks) or
+A use is an import (`from tensorflow_estimator.python.estimator import gc`;
+imports of namespaces estimator_compat provides are not findings) or
 an attribute chain in an expression (`tf.estimator.RunConfig`, `tfe.Estimator`,
-`dnn.DNNClassifier`), resolved through the file's bindings (see `imports`).
+`dnn.DNNClassifier`), resolved through the file's bindings (see `imports`);
+a bare name is a use only where a scanned module re-exports it (elsewhere
+its import or assignment is the finding).
 Chains that name a namespace, or a TensorFlow name that exists and is none
 of the Estimator-related APIs, are not findings.
 """
@@ -70,7 +72,7 @@ def _expression_uses(cell: int, tree: ast.Module,
       chain = imports.chain_of(node)
       if chain is not None:
         target = bound.get(chain[0])
-        if target is not None:
+        if target is not None and (chain[1] or target.reexported):
           canonical, steps = imports.resolve(target, chain[1], index)
           if canonical:
             first = node

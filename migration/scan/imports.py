@@ -32,9 +32,14 @@ class Target(NamedTuple):
   Attributes:
     canonical: dotted canonical name (`tf.compat.v1`), or "".
     module: the key of a scanned module or package (see ModuleIndex), or "".
+    reexported: bound by importing it from a scanned module (`from common
+      import Estimator`), so that each use of the bare name is a finding
+      (a name bound by an import of TF or by an assignment has its finding
+      where it is bound).
   """
   canonical: str = ""
   module: str = ""
+  reexported: bool = False
 
 
 def canonical_module(dotted: str) -> Optional[str]:
@@ -197,14 +202,15 @@ def _import_targets(node: ast.AST, path: str, index: ModuleIndex
       local = alias.asname or alias.name
       if alias.name == "*":
         if key:
-          bound.extend(index.bindings_of(key).items())
+          bound.extend((name, target._replace(reexported=True))
+                       for name, target in index.bindings_of(key).items())
         continue
       if canonical:
         bound.append((local, Target(canonical=f"{canonical}.{alias.name}")))
       elif key:
         found = index.attribute(key, alias.name)
         if found is not None:
-          bound.append((local, found))
+          bound.append((local, found._replace(reexported=True)))
   return bound
 
 
