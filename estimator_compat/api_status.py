@@ -82,6 +82,8 @@ ONE_FOR_BOTH: Dict[str, str] = {
 # Public names of estimator_compat that TF 2.15's Estimator did not have.
 EXTRAS: Dict[str, str] = {
     "install": "estimator_compat's own: points tf.estimator here",
+    "adapters": "estimator_compat's own: a legacy model_fn and input_fn as "
+                "TF2 building blocks",
 }
 
 
