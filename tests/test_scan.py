@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from migration import __main__ as migration_main
 from migration.scan import cli
 from migration.scan import scanner
 
@@ -61,8 +62,8 @@ EXPECTED = [
     ("codebase/model.py", 13, 3, "tf.summary.scalar", "tf-removed"),
     ("codebase/model.py", 14, 16, "tf.train.GradientDescentOptimizer",
      "tf-removed"),
-    ("codebase/model.py", 18, 10, "tensorflow_estimator.estimator.EstimatorSpec",
-     "supported"),
+    ("codebase/model.py", 18, 10,
+     "tensorflow_estimator.estimator.EstimatorSpec", "supported"),
     ("codebase/notebook.ipynb", 1, 10, "tf.estimator.RunConfig", "supported",
      3),
     ("codebase/notebook.ipynb", 2, 8, "tf.estimator.ProfilerHook", "differs",
@@ -185,6 +186,17 @@ def test_exit_codes(in_fixtures, capsys):
   assert "no such file" in capsys.readouterr().err
 
 
+def test_console_script_runs_the_scan(in_fixtures, monkeypatch, capsys):
+  # setup.py: estimator-compat-migration = migration.__main__:run.
+  monkeypatch.setattr(sys, "argv", ["estimator-compat-migration", "scan",
+                                    "codebase/common.py"])
+  with pytest.raises(SystemExit) as exit_info:
+    migration_main.run()
+  assert exit_info.value.code == 0
+  assert "codebase/common.py\n  5:12  supported    tf.estimator.ModeKeys" in (
+      capsys.readouterr().out)
+
+
 def test_text_report(in_fixtures, capsys):
   cli.main(["codebase"])
   out = capsys.readouterr().out
@@ -280,6 +292,7 @@ def _env():
   return env
 
 
+@pytest.mark.slow
 def test_fixed_codebase_runs_unchanged(codebase_copy, tmp_path):
   assert cli.main(["codebase", "--write"]) == 1
   run = subprocess.run(
@@ -290,6 +303,7 @@ def test_fixed_codebase_runs_unchanged(codebase_copy, tmp_path):
   assert "global_step 3" in run.stdout
 
 
+@pytest.mark.slow
 def test_examples_and_golden_programs_have_nothing_unsupported():
   run = subprocess.run(
       [sys.executable, "-m", "migration", "scan",

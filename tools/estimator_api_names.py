@@ -1,4 +1,4 @@
-r"""Writes estimator_compat/api_status_tf215.py: TF 2.15's public Estimator names.
+r"""Writes estimator_compat/api_status_tf215.py: TF 2.15's Estimator names.
 
 Run it on the reference virtualenv (TF 2.15.1 + tensorflow-estimator 2.15.0),
 never with PYTHONPATH pointing at estimator_compat:
