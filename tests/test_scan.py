@@ -316,3 +316,30 @@ def test_examples_and_golden_programs_have_nothing_unsupported():
   assert document["findings"]
   assert not [f for f in document["findings"]
               if f["status"] in ("unsupported", "tf-removed")]
+
+
+def test_rebinding_and_notebook_magics(tmp_path):
+  (tmp_path / "rebind.py").write_text(
+      "import tensorflow as tf\n"
+      "tf = tf.compat.v1\n"
+      "tf.layers.dense\n"
+      "tf.estimator.RunConfig\n")
+  notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+      {"cell_type": "code", "metadata": {}, "outputs": [],
+       "execution_count": None,
+       "source": "%%bash\necho this cell is not Python\n"},
+      {"cell_type": "code", "metadata": {}, "outputs": [],
+       "execution_count": None,
+       "source": "import tensorflow as tf\nfiles = !ls\n"
+                 "for f in files:\n  %time x = 1\n"
+                 "  tf.estimator.RunConfig()\n"}]}
+  (tmp_path / "magics.ipynb").write_text(json.dumps(notebook))
+  result = scanner.scan([str(tmp_path)])
+  assert not [f.source.error for f in result.files if f.source.error]
+  assert [(os.path.basename(f.path), f.cell, f.line, f.symbol, f.status)
+          for f in result.findings] == [
+              ("magics.ipynb", 2, 5, "tf.estimator.RunConfig", "supported"),
+              ("rebind.py", None, 3, "tf.compat.v1.layers.dense",
+               "supported"),
+              ("rebind.py", None, 4, "tf.compat.v1.estimator.RunConfig",
+               "supported")]

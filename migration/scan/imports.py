@@ -240,6 +240,7 @@ def bindings(trees: Sequence[ast.Module], path: str,
     if (isinstance(node, ast.Assign) and len(node.targets) == 1 and
         isinstance(node.targets[0], ast.Name)):
       simple[node.targets[0].id] = node.value
+  imported = dict(found)
   for name in stores:
     found.pop(name, None)
   aliases = {name: chain_of(value) for name, value in simple.items()
@@ -247,9 +248,12 @@ def bindings(trees: Sequence[ast.Module], path: str,
   for _ in range(len(aliases)):
     changed = False
     for name, (root, attributes) in sorted(aliases.items()):
-      if name in found or root not in found:
+      # `tf = tf.compat.v1` rebinds an import through itself.
+      base = found.get(root) or (imported.get(root) if root == name
+                                 else None)
+      if name in found or base is None:
         continue
-      canonical, _ = resolve(found[root], attributes, index)
+      canonical, _ = resolve(base, attributes, index)
       if canonical:
         found[name] = Target(canonical=canonical)
         changed = True

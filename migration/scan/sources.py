@@ -13,8 +13,10 @@ SKIPPED_DIRS = frozenset((
     "venv", "site-packages", "node_modules", ".tox", ".mypy_cache",
     ".pytest_cache"))
 
-# IPython lines that are not Python: magics, shell escapes, help.
-_IPYTHON_LINE = re.compile(r"^\s*(%|!|\?)|^\s*\w[\w.]*\?\s*$")
+# IPython lines that are not Python: magics, shell escapes (also as
+# `x = !ls`), help.
+_IPYTHON_LINE = re.compile(
+    r"^\s*(%|!|\?)|^\s*\w[\w.]*\?\??\s*$|^\s*[\w, ]+=\s*[!%]")
 
 
 class Cell(NamedTuple):
@@ -96,9 +98,16 @@ def _read_python(path: str, root: str) -> Source:
 
 
 def _cell_text(source) -> str:
+  """A code cell's Python: IPython lines become `pass` (same line count)."""
   text = "".join(source) if isinstance(source, list) else str(source)
-  return "\n".join("" if _IPYTHON_LINE.match(line) else line
-                   for line in text.split("\n"))
+  if text.lstrip().startswith("%%"):  # A cell magic: not Python at all.
+    return ""
+  lines = []
+  for line in text.split("\n"):
+    if _IPYTHON_LINE.match(line):
+      line = line[:len(line) - len(line.lstrip())] + "pass"
+    lines.append(line)
+  return "\n".join(lines)
 
 
 def _read_notebook(path: str, root: str) -> Source:

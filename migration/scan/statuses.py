@@ -1,6 +1,6 @@
 """The status of a canonical name, from estimator_compat's registry."""
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Tuple
 
 from estimator_compat import api_status
 from estimator_compat import api_status_tf1
@@ -67,6 +67,3 @@ class StatusLookup:
     return bool(found and found[1].status == api_status.TF_REMOVED and
                 found[1].replacement.startswith("tf.compat.v1."))
 
-
-def statuses() -> Sequence[str]:
-  return api_status.STATUSES
