@@ -197,6 +197,19 @@ def api_status(namespace: str, parts: Sequence[str],
                                 served_by)
 
 
+def through_first_class(parts: Sequence[str]) -> int:
+  """How many parts of a chain we cannot resolve make its symbol.
+
+  Module names are lower case, so the symbol ends at the first CapWords
+  part (`...canned.metric_keys.MetricKeys.LOSS` -> `...MetricKeys`), else
+  it is the whole chain.
+  """
+  for i, part in enumerate(parts):
+    if part[:1].isupper():
+      return i + 1
+  return len(parts)
+
+
 def _module_entries() -> Dict[str, Dict[str, str]]:
   """module_paths.MODULES as {path: {public name: our name}}."""
   entries = {}
@@ -238,8 +251,9 @@ def module_path_status(parts: Sequence[str]) -> Optional[Tuple[int, Status]]:
     return None
   path = ".".join(parts[:count])
   if not count:
-    return len(parts), Status(UNSUPPORTED, (
-        f"estimator_compat does not provide {base}.{'.'.join(parts)}. "
+    length = through_first_class(parts)
+    return length, Status(UNSUPPORTED, (
+        f"estimator_compat does not provide {base}.{'.'.join(parts[:length])}. "
         "Fix: use the tf.estimator name for it, or keep this program on TF "
         "2.15."))
   name = parts[count]

@@ -138,8 +138,8 @@ def tf_status(parts: Sequence[str],
   if not parts:
     return None
   if parts[0] == "contrib":
-    return len(parts), Status(api_status.TF_REMOVED,
-                              f"{_CONTRIB_NOTE}.")
+    return api_status.through_first_class(parts), Status(
+        api_status.TF_REMOVED, f"{_CONTRIB_NOTE}.")
   for prefix in ((), ("compat", "v1"), ("compat", "v2")):
     if parts[:len(prefix) + 3] == prefix + _MODEL_TO_ESTIMATOR:
       return len(prefix) + 3, _model_to_estimator()

@@ -22,6 +22,7 @@ rewritten.
 import ast
 import difflib
 import io
+import os
 import tokenize
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -341,15 +342,17 @@ def fixes(result: scanner.ScanResult) -> List[FileFix]:
 
 
 def unified_diff(file_fixes: Sequence[FileFix]) -> str:
-  """The edits as one unified diff (a/PATH, b/PATH)."""
+  """The edits as one unified diff (a/PATH, b/PATH for relative paths)."""
   chunks = []
   for fixed in file_fixes:
     if fixed.new == fixed.old:
       continue
+    relative = not os.path.isabs(fixed.path)
     for line in difflib.unified_diff(
         fixed.old.splitlines(keepends=True),
         fixed.new.splitlines(keepends=True),
-        fromfile=f"a/{fixed.path}", tofile=f"b/{fixed.path}"):
+        fromfile=f"a/{fixed.path}" if relative else fixed.path,
+        tofile=f"b/{fixed.path}" if relative else fixed.path):
       chunks.append(line if line.endswith("\n") else
                     line + "\n\\ No newline at end of file\n")
   return "".join(chunks)
