@@ -274,13 +274,14 @@ def test_write_edits_only_the_changed_tokens(codebase_copy, capsys):
 def test_write_keeps_crlf_and_skips_what_it_cannot_parse(tmp_path, capsys):
   crlf = tmp_path / "crlf.py"
   crlf.write_bytes(b"import tensorflow as tf\r\nx = tf.layers.dense\r\n"
-                   b"tf.Session()  # stays\r\n")
+                   b"tf.Session()  # stays\r\nlayers = tf.layers\r\n")
   broken = tmp_path / "broken.py"
   broken.write_bytes(b"import tensorflow as tf\nx = tf.layers.dense(\n")
   assert cli.main([str(tmp_path), "--write"]) == 1
   assert crlf.read_bytes() == (b"import tensorflow as tf\r\n"
                                b"x = tf.compat.v1.layers.dense\r\n"
-                               b"tf.Session()  # stays\r\n")
+                               b"tf.Session()  # stays\r\n"
+                               b"layers = tf.compat.v1.layers\r\n")
   assert broken.read_bytes() == (b"import tensorflow as tf\n"
                                  b"x = tf.layers.dense(\n")
   assert f"{broken}: not rewritten: cannot parse" in capsys.readouterr().err

@@ -102,10 +102,10 @@ class _Text:
 
 def _v1_rewrite(symbol: str) -> bool:
   """Whether --fix moves this tf-removed name to tf.compat.v1."""
-  parts = symbol.split(".")
-  return len(parts) > 2 and (
-      parts[1] in ("layers", "summary") or
-      (parts[1] == "train" and parts[2].endswith("Optimizer")))
+  parts = symbol.split(".") + [""]
+  return parts[1] == "layers" or (len(parts) > 3 and (
+      parts[1] == "summary" or
+      (parts[1] == "train" and parts[2].endswith("Optimizer"))))
 
 
 def _compat_edits(file: scanner.FileScan, text: _Text) -> List[_Edit]:
