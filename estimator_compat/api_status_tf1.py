@@ -109,14 +109,12 @@ def _model_to_estimator() -> Status:
 def _train_status(name: str) -> Optional[Status]:
   """tf.compat.v1.train.<name>: hooks and optimizers."""
   if name.endswith("Hook") or name in HOOK_NAMES:
-    if name in api_status.subpackages():
-      return None
     if api_status.resolve(api_status.V2, name)[0]:
       return api_status.name_status(api_status.V2, name)
   elif not name.endswith("Optimizer"):
     return None
   if not _exists(("compat", "v1", "train", name)):
-    return _removed(("train", name))[1]
+    return _removed(("compat", "v1", "train", name))[1]
   return Status(api_status.SUPPORTED)
 
 
