@@ -117,7 +117,9 @@ API_ALIASES: Tuple[str, ...] = (
     BASE + ".api._v2.estimator",
 )
 # Of those, the ones that are `tf.compat.v1.estimator` (estimator_compat.v1).
-V1_ALIASES: Tuple[str, ...] = (BASE + ".api._v1.estimator",)
+# `tensorflow_estimator.estimator` was the TF1 namespace in TF 2.15 too.
+V1_ALIASES: Tuple[str, ...] = (ROOT + ".estimator",
+                               BASE + ".api._v1.estimator")
 API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs")
 
 
