@@ -107,6 +107,7 @@ MODULES: Tuple[ModulePath, ...] = (
                 "SessionRunValues")),
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
+    ModulePath("extenders", "estimator_compat", ("add_metrics",)),
     ModulePath("head", "estimator_compat.head", ()),
     ModulePath("head.base_head", "estimator_compat.head.base_head", ("Head",)),
     ModulePath("head.binary_class_head", "estimator_compat.head",
