@@ -69,6 +69,20 @@ def parity(ours, only=()):
   ]
   if hasattr(E, "MultiLabelHead"):
     CASES.append(("multilabel", lambda: E.MultiLabelHead(3, weight_column="w", thresholds=[0.3], classes_for_class_based_metrics=[0, 2]), logit3, ymulti))
+  # Labels given as a function: built in the case's graph.
+  sparse_ids = lambda: tf.SparseTensor(  # pylint: disable=g-long-lambda
+      [[0, 0], [0, 1], [2, 0], [3, 0], [5, 0], [6, 0], [6, 1], [9, 0]],
+      np.array([0, 2, 1, 1, 2, 0, 1, 2], dtype=np.int64), [N, 2])
+  sparse_names = lambda: tf.SparseTensor(  # pylint: disable=g-long-lambda
+      [[0, 0], [1, 0], [1, 1], [4, 0], [8, 0]],
+      np.array([b"c", b"a", b"b", b"b", b"c"]), [N, 2])
+  CASES += [
+      ("multilabel_sparse_ids", lambda: E.MultiLabelHead(3), logit3, sparse_ids),
+      ("multilabel_sparse_names", lambda: E.MultiLabelHead(3, label_vocabulary=["a", "b", "c"], classes_for_class_based_metrics=["b"]), logit3, sparse_names),
+      ("reg_custom", lambda: E.RegressionHead(loss_fn=lambda labels, logits: tf.abs(labels - logits), inverse_link_fn=tf.math.exp, weight_column=tf.feature_column.numeric_column("w", normalizer_fn=lambda x: x * 2.)), logit1, yreg[:, :1]),
+      ("multi_class_sum", lambda: E.MultiClassHead(3, loss_reduction=tf.losses.Reduction.SUM, name="m"), logit3, y3.reshape(-1, 1)),
+      ("v1_binary_sum_over_batch", lambda: bin_v1(loss_reduction=tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE), logit1, ybin),
+  ]
   out = {}
   for name, make, logits, labels in CASES:
     if only and name not in only: continue
@@ -82,7 +96,7 @@ def parity(ours, only=()):
         kw = {}
         if mode == "train":
           kw["train_op_fn"] = lambda loss: tf.no_op()
-        spec = head.create_estimator_spec(features=feats, mode=mode, logits=tf.constant(logits), labels=tf.constant(labels) if mode != "infer" else None, regularization_losses=[tf.constant(0.5)] if mode=="train" else None, **kw)
+        spec = head.create_estimator_spec(features=feats, mode=mode, logits=tf.constant(logits), labels=(labels() if callable(labels) else tf.constant(labels)) if mode != "infer" else None, regularization_losses=[tf.constant(0.5)] if mode=="train" else None, **kw)
         summ = [op.name for op in g.get_operations() if op.type == "ScalarSummary"]
         with tf.compat.v1.Session() as sess:
           sess.run([tf.compat.v1.global_variables_initializer(), tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()])
