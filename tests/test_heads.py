@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tf_estimator
+from estimator_compat import v1 as estimator_compat_v1
 from estimator_compat.head import tf1_heads
 from tests.golden_programs import head_binary
 from tests.golden_programs import head_multi
@@ -129,3 +130,40 @@ def test_binary_head_eagerly_checks_labels_at_once():
   with pytest.raises(ValueError, match="Labels must be <= 2 - 1"):
     head.loss(np.array([[2]], dtype=np.int64),
               np.array([[0.3]], dtype=np.float32))
+
+
+def test_v1_optimizer_refused_before_any_checkpoint(engine, tmp_path):
+  del engine
+
+  def model_fn(features, labels, mode):
+    head = tf_estimator.BinaryClassHead()
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    return head.create_estimator_spec(
+        features=features, mode=mode, logits=logits, labels=labels,
+        optimizer=tf.compat.v1.train.AdamOptimizer(),
+        trainable_variables=tf.compat.v1.trainable_variables())
+
+  estimator = tf_estimator.Estimator(model_fn=model_fn,
+                                     model_dir=str(tmp_path))
+  input_fn = lambda: tf.data.Dataset.from_tensors(  # pylint: disable=g-long-lambda
+      ({"x": [[1.0]]}, [[1]])).repeat()
+  with pytest.raises(ValueError, match="not a tf.keras.optimizers.Optimizer"
+                     ".*Fix: .*train_op_fn"):
+    estimator.train(input_fn, steps=1)
+  assert not glob.glob(str(tmp_path / "model.ckpt*"))
+
+
+def test_namespaces_as_tf215():
+  """Heads and add_metrics are the same object in both namespaces; the
+  parse-spec helpers have a TF1 version (tf.compat.v1 feature columns)."""
+  v1 = estimator_compat_v1
+  for name in ("Head", "BinaryClassHead", "MultiClassHead", "MultiLabelHead",
+               "MultiHead", "RegressionHead", "PoissonRegressionHead",
+               "LogisticRegressionHead", "add_metrics"):
+    assert getattr(v1, name) is getattr(tf_estimator, name), name
+  columns = [tf.feature_column.numeric_column("x")]
+  for name in ("classifier_parse_example_spec",
+               "regressor_parse_example_spec"):
+    assert getattr(v1, name) is not getattr(tf_estimator, name)
+    assert (getattr(v1, name)(columns, "y")
+            == getattr(tf_estimator, name)(columns, "y"))
