@@ -85,8 +85,10 @@ def test_tf1_head_trains_with_a_v1_optimizer(engine, tmp_path):
   y = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0).astype(np.int64)
   estimator = tf_estimator.Estimator(model_fn=model_fn,
                                      model_dir=str(tmp_path))
-  input_fn = lambda: tf.data.Dataset.from_tensor_slices(  # pylint: disable=g-long-lambda
-      ({"x": x}, y)).repeat().batch(8)
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8)
+
   estimator.train(input_fn, steps=6)
   assert estimator.get_variable_value("global_step") == 6
   # SUM reduction: TF 2.15's TF1 heads also summarized the average loss.
@@ -145,8 +147,10 @@ def test_v1_optimizer_refused_before_any_checkpoint(engine, tmp_path):
 
   estimator = tf_estimator.Estimator(model_fn=model_fn,
                                      model_dir=str(tmp_path))
-  input_fn = lambda: tf.data.Dataset.from_tensors(  # pylint: disable=g-long-lambda
-      ({"x": [[1.0]]}, [[1]])).repeat()
+
+  def input_fn():
+    return tf.data.Dataset.from_tensors(({"x": [[1.0]]}, [[1]])).repeat()
+
   with pytest.raises(ValueError, match="not a tf.keras.optimizers.Optimizer"
                      ".*Fix: .*train_op_fn"):
     estimator.train(input_fn, steps=1)

@@ -15,6 +15,7 @@ from estimator_compat.head.regression_head import PoissonRegressionHead
 from estimator_compat.head.regression_head import RegressionHead
 
 __all__ = [
-    "BinaryClassHead", "Head", "LogisticRegressionHead", "MultiClassHead", "MultiHead", "MultiLabelHead",
+    "BinaryClassHead", "Head", "LogisticRegressionHead", "MultiClassHead",
+    "MultiHead", "MultiLabelHead",
     "PoissonRegressionHead", "RegressionHead",
 ]

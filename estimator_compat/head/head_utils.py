@@ -1,4 +1,4 @@
-"""Head factories of TF 2.15's v2 canned estimators (`tf.estimator.DNNClassifier`...).
+"""The head factory of TF 2.15's v2 canned estimators (tf.estimator.DNN...).
 
   binary_or_multi_class_head(n_classes, weight_column=None,
                              label_vocabulary=None,

@@ -1,4 +1,4 @@
-"""`tf.estimator.MultiLabelHead`: independent sigmoid cross entropy per class."""
+"""`tf.estimator.MultiLabelHead`: a sigmoid cross entropy per class."""
 
 from typing import Optional, Sequence, Union
 

@@ -37,7 +37,7 @@ def keras_spec(head, features, labels, mode, logits, learning_rate=0.1):
 
 
 def v1_spec(head, features, labels, mode, logits, learning_rate=0.1):
-  """create_estimator_spec with a tf.compat.v1.train optimizer via train_op_fn."""
+  """create_estimator_spec with a tf.compat.v1.train optimizer (train_op_fn)."""
   def train_op_fn(loss):
     return tf.compat.v1.train.AdagradOptimizer(learning_rate).minimize(
         loss, global_step=tf.compat.v1.train.get_global_step())
