@@ -34,6 +34,11 @@ def _load(name):
 
 
 def _assert_close(actual, expected, what):
+  if np.asarray(expected).dtype.kind in "SUO":  # class strings: exact.
+    np.testing.assert_array_equal(np.asarray(actual).astype(np.bytes_),
+                                  np.asarray(expected).astype(np.bytes_),
+                                  err_msg=what)
+    return
   np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),
                              np.asarray(expected, dtype=np.float64),
                              rtol=RTOL, atol=ATOL, err_msg=what)

@@ -33,7 +33,11 @@ ROOT = os.path.dirname(TOOLS)
 TEST_DIR = os.path.join("tensorflow_estimator", "python", "estimator")
 TEST_FILES = ("estimator_test.py", "model_fn_test.py", "run_config_test.py",
               "training_test.py", "hooks/hooks_test.py",
-              "export/export_test.py")
+              "export/export_test.py", "head/base_head_test.py",
+              "head/binary_class_head_test.py",
+              "head/multi_class_head_test.py", "head/multi_head_test.py",
+              "head/multi_label_head_test.py",
+              "head/regression_head_test.py")
 REFERENCE_FILE = os.path.join(TOOLS, "conformance_reference_passing.txt")
 EXCLUSIONS_FILE = os.path.join(TOOLS, "conformance_exclusions.txt")
 TAG = "v2.15.0"
