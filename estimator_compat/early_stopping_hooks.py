@@ -143,7 +143,8 @@ class SummedVoteStoppingHook(_v1.train.SessionRunHook):
     # cannot give.
     for vote in (0, 1):
       self._votes[vote] = strategy.run(
-          lambda var, v=vote: var.assign_add(v), args=(self._stop_var,))
+          lambda var, v=vote: var.assign_add(tf.constant(v, tf.int32)),
+          args=(self._stop_var,))
 
   def before_run(self, run_context):
     return _v1.train.SessionRunArgs({"global_step": self._global_step,
