@@ -20,6 +20,8 @@ the writes are made through `session.run` of an assign op.
 from typing import Callable, Optional
 
 import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.training import training_util
 
 from estimator_compat import tf_logging as logging
 
@@ -50,6 +52,12 @@ def get_or_create_stop_var(summed_votes: bool = False) -> tf.Variable:
         collections=[_v1.GraphKeys.GLOBAL_VARIABLES], **kwargs)
 
 
+def _step_before_run() -> tf.Tensor:
+  """The global step as read before the step's update (as the Estimator's
+  model read it), so schedules and log lines count the steps it counted."""
+  return training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+
+
 def _check_predicate(should_stop_fn: Callable[[], bool]) -> None:
   if not callable(should_stop_fn):
     raise TypeError("`should_stop_fn` must be callable.")
@@ -76,7 +84,7 @@ class StopOnPredicateHook(_v1.train.SessionRunHook):
     self._set_stop = None
 
   def begin(self):
-    self._global_step = _v1.train.get_global_step()
+    self._global_step = _step_before_run()
     self._stop_var = get_or_create_stop_var()
     self._set_stop = _v1.assign(self._stop_var, True)
 
@@ -136,7 +144,7 @@ class SummedVoteStoppingHook(_v1.train.SessionRunHook):
     self._votes = {}
 
   def begin(self):
-    self._global_step = _v1.train.get_global_step()
+    self._global_step = _step_before_run()
     self._stop_var = get_or_create_stop_var(summed_votes=True)
     strategy = tf.distribute.get_strategy()
     # One write per vote value: no feed is needed, which the function engine

@@ -217,3 +217,20 @@ def test_strategy_hook_stops_a_step_after_the_vote(tmp_path, monkeypatch):
   estimator.train(input_fn, hooks=[hook], steps=50)
   assert estimator.get_variable_value("global_step") == 3
   assert estimator.get_variable_value("signal_early_stopping/STOP") == 1
+
+
+def test_decision_logs_the_step_the_run_started_at(tmp_path, engine, caplog):
+  """As the Estimator: the hook reads the step before the run's update."""
+  caplog.set_level("INFO")
+  estimator = models.estimator(tmp_path / "model")
+  seen = []
+
+  def stop_on_second_check():
+    seen.append(1)
+    return len(seen) == 2
+
+  hook = tfe.experimental.make_early_stopping_hook(
+      estimator, stop_on_second_check, run_every_secs=None, run_every_steps=3)
+  estimator.train(models.input_fn(), hooks=[hook], steps=50)
+  assert estimator.get_variable_value("global_step") == 4
+  assert "Requesting early stopping at global step 3" in caplog.text
