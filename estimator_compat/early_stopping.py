@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 import tensorflow as tf
 
 from estimator_compat import tf_logging as logging
+from estimator_compat.distribute import strategies
 from estimator_compat.early_stopping_hooks import (
     CheckForStoppingHook, StopOnPredicateHook, SummedVoteStoppingHook)
 from estimator_compat.estimator import Estimator
@@ -94,8 +95,9 @@ def make_early_stopping_hook(estimator: Estimator,
   Raises:
     TypeError: `estimator` is not an Estimator, or `should_stop_fn` is not
       callable.
-    ValueError: both schedules are set, or `run_every_secs` under a
-      `train_distribute` strategy.
+    ValueError: both schedules are set, `run_every_secs` under a
+      `train_distribute` strategy, or MultiWorkerMirroredStrategy across
+      several workers (not supported yet).
   """
   if not isinstance(estimator, Estimator):
     raise TypeError("`estimator` must have type `tf.estimator.Estimator`. "
@@ -105,6 +107,15 @@ def make_early_stopping_hook(estimator: Estimator,
         "Only one of `run_every_secs` and `run_every_steps` must be set. "
         "Fix: pass run_every_secs=None with run_every_steps.")
   config = estimator.config
+  if (strategies.training_mode(config) == "multi_worker_mirrored" and
+      config.num_worker_replicas > 1):
+    raise ValueError(
+        "Early stopping under MultiWorkerMirroredStrategy across "
+        f"{config.num_worker_replicas} workers is not supported yet: "
+        "estimator_compat does not combine the workers' stop votes, so a "
+        "worker would train on after the chief stopped. Fix: train with "
+        "parameter servers (TF_CONFIG with ps tasks), where the chief's stop "
+        "ends every worker, or on one worker.")
   if _is_mirrored_kind(config):
     if run_every_secs:
       raise ValueError(

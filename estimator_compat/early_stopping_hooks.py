@@ -24,6 +24,8 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat import tf_logging as logging
+from estimator_compat.engines.function.session import (
+    UnsupportedOnFunctionEngine)
 
 _v1 = tf.compat.v1
 STOP_SCOPE = "signal_early_stopping"
@@ -99,7 +101,15 @@ class StopOnPredicateHook(_v1.train.SessionRunHook):
     if not self._should_stop_fn():
       return
     logging.info("Requesting early stopping at global step %d", step)
-    run_context.session.run(self._set_stop)
+    try:
+      run_context.session.run(self._set_stop)
+    except UnsupportedOnFunctionEngine:
+      # Parameter-server training on the function engine: the chief runs
+      # the only hooks (begun in a stand-in graph, where STOP is no model
+      # variable) and schedules every worker's steps, so its stop ends
+      # them all; there is no flag to set for workers to read.
+      logging.info("Parameter-server training: the chief's stop ends every "
+                   "worker's steps; signal_early_stopping/STOP is not set.")
     run_context.request_stop()
 
 

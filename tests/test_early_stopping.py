@@ -219,8 +219,12 @@ def test_strategy_hook_stops_a_step_after_the_vote(tmp_path, monkeypatch):
   assert estimator.get_variable_value("signal_early_stopping/STOP") == 1
 
 
-def test_decision_logs_the_step_the_run_started_at(tmp_path, engine, caplog):
-  """As the Estimator: the hook reads the step before the run's update."""
+def test_decision_logs_the_step_the_run_started_at(tmp_path, monkeypatch,
+                                                   caplog):
+  """The hook reads the step before the run's update, as the Estimator's
+  hooks mostly saw it (on the graph engine that read races with the update,
+  as in a TF1 session, so only the function engine is exact)."""
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
   caplog.set_level("INFO")
   estimator = models.estimator(tmp_path / "model")
   seen = []

