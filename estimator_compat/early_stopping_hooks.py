@@ -2,15 +2,18 @@
 
 The chief decides: `StopOnPredicateHook` calls a predicate on a step or time
 schedule and, when it answers True, sets the graph variable
-`signal_early_stopping/STOP` and stops. Other workers run
-`CheckForStoppingHook`, which reads that variable every step and stops once
-it is set; under parameter-server training the variable lives on a ps task,
-so the chief's decision reaches every worker, as in the Estimator.
+`signal_early_stopping/STOP` and stops. Workers that run their own training
+(the Estimator's between-graph replication) run `CheckForStoppingHook`,
+which reads that variable every step and stops once it is set. Under the
+function engine's parameter-server training the chief schedules every
+worker's steps, so its stop ends them all (its hooks see a stand-in graph
+there, where STOP is set nowhere).
 
 Under a `train_distribute` strategy the Estimator used a third hook (for any
 strategy, not only multi-worker ones): every step it read a SUM-aggregated
 integer `signal_early_stopping/STOP` and each worker added its own vote, 1
-to stop; `SummedVoteStoppingHook` keeps that protocol.
+to stop; `SummedVoteStoppingHook` keeps that protocol on one worker
+(early_stopping.py refuses several MultiWorkerMirroredStrategy workers).
 
 Both engines run these hooks: `begin()` builds the variable in the model's
 graph (the function engine's trace captures it as a model variable), and
