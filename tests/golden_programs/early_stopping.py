@@ -12,8 +12,8 @@ from tests.golden_programs import _data
 from tests.golden_programs import _eval_history
 
 TRAIN_STEPS = None
-CONFIG = dict(tf_random_seed=11, save_checkpoints_steps=5, keep_checkpoint_max=100,
-              log_step_count_steps=10)
+CONFIG = dict(tf_random_seed=11, save_checkpoints_steps=5,
+              keep_checkpoint_max=100, log_step_count_steps=10)
 PARAMS = None
 MAX_STEPS = 400
 X, Y = _data.classification(248, 6, 3, seed=21)
