@@ -1,18 +1,9 @@
-"""`tf.estimator.experimental`: the names of it that estimator_compat has.
+"""`tf.estimator.experimental`: early stopping, in-training evaluation and
+helpers (see experimental_names.OFFERED). Names load on first use."""
 
-The Estimator's `experimental` namespace also held canned-estimator helpers
-and hooks (`InMemoryEvaluatorHook`, `make_early_stopping_hook`, ...) that
-estimator_compat does not implement; asking for one fails with that said.
-"""
+from estimator_compat import experimental_names as _names
 
-from estimator_compat.export.supervised import (
-    build_raw_supervised_input_receiver_fn)
-
-__all__ = ["build_raw_supervised_input_receiver_fn"]
-
-
-def __getattr__(name: str):
-  raise AttributeError(
-      f"module 'tf.estimator.experimental' has no attribute {name!r}: "
-      "estimator_compat does not implement it (it has "
-      f"{', '.join(__all__)}).")
+__all__ = _names.namespace_dir()
+__getattr__ = _names.namespace_getattr("tf.estimator.experimental",
+                                       _names.NOT_OFFERED_V2, globals())
+__dir__ = _names.namespace_dir

@@ -12,7 +12,6 @@ fails as it would on an install without it: `AttributeError`, or
 when the Estimator lacks it.
 """
 
-import functools
 import importlib
 import importlib.machinery
 import sys
@@ -71,8 +70,9 @@ MODULES: Tuple[ModulePath, ...] = (
                 "Exporter", "FinalExporter", "LatestExporter", "ModeKeys",
                 "RunConfig", "TrainSpec", "VocabInfo", "WarmStartSettings",
                 "train_and_evaluate")),
-    ModulePath("model_fn", "estimator_compat.spec",
-               ("EstimatorSpec", "LOSS_METRIC_KEY", "ModeKeys")),
+    ModulePath("model_fn", "estimator_compat",
+               ("EstimatorSpec", "LOSS_METRIC_KEY=spec.LOSS_METRIC_KEY",
+                "ModeKeys", "call_logit_fn=logit_fn.call_logit_fn")),
     ModulePath("mode_keys", "estimator_compat", ("ModeKeys",)),
     ModulePath("run_config", "estimator_compat.run_config",
                ("RunConfig", "TaskType")),
@@ -101,7 +101,15 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("inputs.pandas_io", "estimator_compat.inputs",
                ("pandas_input_fn",)),
     ModulePath("hooks", "estimator_compat", ()),
-    ModulePath("hooks.hooks", "estimator_compat", ()),
+    ModulePath("hooks.hooks", "estimator_compat",
+               ("InMemoryEvaluatorHook=in_memory_evaluator."
+                "InMemoryEvaluatorHook",
+                "make_stop_at_checkpoint_step_hook=checkpoint_step_hook."
+                "make_stop_at_checkpoint_step_hook")),
+    ModulePath("early_stopping", "estimator_compat.early_stopping",
+               ("make_early_stopping_hook", "read_eval_metrics",
+                "stop_if_higher_hook", "stop_if_lower_hook",
+                "stop_if_no_decrease_hook", "stop_if_no_increase_hook")),
     ModulePath("hooks.session_run_hook", "estimator_compat",
                ("SessionRunArgs", "SessionRunContext", "SessionRunHook",
                 "SessionRunValues")),
@@ -179,6 +187,15 @@ def _register(name: str, module: types.ModuleType) -> types.ModuleType:
   return module
 
 
+def _resolve(source: types.ModuleType, dotted: str) -> object:
+  """`source.a.b.Name`, importing the submodules `a.b` of `source`."""
+  *submodules, attribute = dotted.split(".")
+  if submodules:
+    source = importlib.import_module(
+        ".".join([source.__name__] + submodules))
+  return getattr(source, attribute)
+
+
 def register() -> None:
   """Registers the real package's module paths in `sys.modules`.
 
@@ -198,7 +215,6 @@ def register() -> None:
     names = {}
     for spec in entry.names:
       name, _, ours = spec.partition("=")
-      names[name] = functools.reduce(getattr, (ours or name).split("."),
-                                     source)
+      names[name] = _resolve(source, ours or name)
     _register(f"{BASE}.{entry.path}",
               _new_module(f"{BASE}.{entry.path}", names))

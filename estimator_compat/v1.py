@@ -16,10 +16,12 @@ import estimator_compat
 
 # Public name -> the module defining its TF1 version, for names whose TF1
 # version differs from the `tf.estimator` one. The module's attribute of the
-# same name is used unless the entry is "module:attribute".
+# same name is used unless the entry is "module:attribute"; an entry
+# "module:" is the module itself (a namespace such as `experimental`).
 V1_PUBLIC: Dict[str, str] = {
     "classifier_parse_example_spec":
         "estimator_compat.head.parse_spec:classifier_parse_example_spec_v1",
+    "experimental": "estimator_compat.experimental_v1:",
     "regressor_parse_example_spec":
         "estimator_compat.head.parse_spec:regressor_parse_example_spec_v1",
 }
@@ -36,8 +38,10 @@ def __getattr__(name: str) -> Any:
           f"module 'tf.compat.v1.estimator' has no attribute {name!r}"
       ) from None
   else:
-    module_name, _, attribute = spec.partition(":")
-    value = getattr(importlib.import_module(module_name), attribute or name)
+    module_name, colon, attribute = spec.partition(":")
+    module = importlib.import_module(module_name)
+    value = module if colon and not attribute else getattr(
+        module, attribute or name)
   globals()[name] = value
   return value
 

@@ -53,7 +53,9 @@ def build_estimator(tf, program, model_dir: str):
   A program that is not a custom model_fn (a canned estimator, a
   TPUEstimator, a converted Keras model) defines
   `build_estimator(tf, model_dir)`; otherwise it defines `model_fn`, `CONFIG`
-  (RunConfig arguments) and `PARAMS`.
+  (RunConfig arguments) and `PARAMS`. A program may also define
+  `run_training(tf, estimator)` to train its own way (train_and_evaluate, or
+  hooks built from the Estimator) instead of one train() call.
   """
   if hasattr(program, "build_estimator"):
     return program.build_estimator(tf, model_dir)
@@ -87,8 +89,13 @@ def run_program(name: str, model_dir: str,
   hooks = program.train_hooks() if hasattr(program, "train_hooks") else None
   listeners = (program.saving_listeners()
                if hasattr(program, "saving_listeners") else None)
-  estimator.train(program.train_input_fn, hooks=hooks,
-                  steps=program.TRAIN_STEPS, saving_listeners=listeners)
+  if hasattr(program, "run_training"):
+    # Programs whose training is not one train() call (train_and_evaluate,
+    # hooks that need the Estimator) run it themselves.
+    program.run_training(tf, estimator)
+  else:
+    estimator.train(program.train_input_fn, hooks=hooks,
+                    steps=program.TRAIN_STEPS, saving_listeners=listeners)
   checkpoint = estimator.latest_checkpoint()
   variables = {name: estimator.get_variable_value(name)
                for name in estimator.get_variable_names()}

@@ -119,6 +119,6 @@ def test_receiver_fn_from_input_fn_without_labels_fails_with_the_fix():
 def test_experimental_names_what_it_lacks():
   assert (tfe.experimental.build_raw_supervised_input_receiver_fn is
           supervised.build_raw_supervised_input_receiver_fn)
-  with pytest.raises(AttributeError, match="'InMemoryEvaluatorHook'.*"
-                     "estimator_compat does not implement it"):
-    tfe.experimental.InMemoryEvaluatorHook  # pylint: disable=pointless-statement
+  with pytest.raises(AttributeError, match="'RNNClassifier'.*"
+                     "does not offer yet"):
+    tfe.experimental.RNNClassifier  # pylint: disable=pointless-statement

@@ -33,7 +33,8 @@ ROOT = os.path.dirname(TOOLS)
 TEST_DIR = os.path.join("tensorflow_estimator", "python", "estimator")
 TEST_FILES = ("estimator_test.py", "model_fn_test.py", "run_config_test.py",
               "training_test.py", "hooks/hooks_test.py",
-              "export/export_test.py", "head/base_head_test.py",
+              "export/export_test.py", "early_stopping_test.py",
+              "head/base_head_test.py",
               "head/binary_class_head_test.py",
               "head/multi_class_head_test.py", "head/multi_head_test.py",
               "head/multi_label_head_test.py",

@@ -255,11 +255,15 @@ class TrainingController:
       if self._check_nan and run.loss is not None and not np.isfinite(
           run.loss):
         raise tf.compat.v1.train.NanLossDuringTrainingError()
+      # The Estimator's CheckpointSaverHook ran before every other hook: a
+      # hook's after_run sees this step's save (and what saving listeners,
+      # such as train_and_evaluate's evaluation, did on it).
+      listener_stop = checkpoints.after_step(current)
       hooks.after_call(keys, run, current)
       if self._reports is not None:
         self._reports.after_call(loss=run.loss, last_loss=last_loss,
                                  step_before=before, step=current)
-      if checkpoints.after_step(current):
+      if listener_stop:
         break
     guard.add(runner.finish())
     checkpoints.end()
