@@ -1,0 +1,131 @@
+"""One set of legacy variables, shared by every trace of a model_fn.
+
+A ModelFnModule traces its model_fn once per mode and input signature. Each
+trace asks for its variables again (`get_variable`, v1 layers, Keras layers,
+optimizer slots, `global_step`, metric variables); `LegacyVariableStore`
+answers every request by the variable's legacy name: the first request
+creates the variable eagerly (outside of any function, so that it lives as
+long as the module), later ones get the same object back after a shape
+check. Unlike the function engine's `VariableCapture` (which matches by
+creation order within one mode), traces of different modes may ask for
+different subsets: TRAIN adds slots and `global_step`, EVAL metric variables.
+"""
+
+import contextlib
+from typing import Dict, Iterator, Optional
+
+import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.ops import variable_scope
+
+from estimator_compat.engines.function.variables import (
+    is_global_variable, legacy_name, register_in_collections)
+
+_EAGER_KWARGS = ("initial_value", "trainable", "validate_shape",
+                 "caching_device", "name", "dtype", "constraint",
+                 "synchronization", "aggregation", "shape")
+
+
+class LegacyVariableStore:
+  """Creates each legacy variable once; hands it back by name after."""
+
+  def __init__(self):
+    self._variables: Dict[str, tf.Variable] = {}
+    self._local = set()
+    self._creating = False
+    self._seeded = False
+
+  def by_name(self) -> Dict[str, tf.Variable]:
+    """Every variable by legacy name (no ':0'), in creation order."""
+    return dict(self._variables)
+
+  def saveable_by_name(self) -> Dict[str, tf.Variable]:
+    """What the Estimator's checkpoints hold: all but local (metric) ones."""
+    return {name: v for name, v in self._variables.items()
+            if name not in self._local}
+
+  def local_variables(self):
+    """Variables outside GLOBAL_VARIABLES (v1 metric totals and counts)."""
+    return [self._variables[name] for name in self._local]
+
+  @contextlib.contextmanager
+  def scope(self, seed: Optional[int] = None) -> Iterator[None]:
+    """Wraps one trace: fresh collections and v1 store, our creator.
+
+    Args:
+      seed: the graph-level seed (RunConfig.tf_random_seed); also seeds the
+        eager random stream before the first variable is created, since
+        variables are initialized eagerly.
+    """
+    graph = tf.compat.v1.get_default_graph()
+    keys = list(graph.get_all_collection_keys())
+    keys += [variable_scope._VARSCOPESTORE_KEY, variable_scope._VARSTORE_KEY]  # pylint: disable=protected-access
+    for key in keys:
+      graph.clear_collection(key)
+    graph.seed = seed
+    if seed is not None and not self._seeded and not self._variables:
+      with tf.init_scope():
+        tf.keras.utils.set_random_seed(seed)
+    self._seeded = True
+    with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
+      with tf.variable_creator_scope(self._creator):
+        yield
+
+  def _creator(self, next_creator, **kwargs):
+    if self._creating:
+      return next_creator(**kwargs)
+    initial_value = kwargs.get("initial_value")
+    if tf.is_tensor(initial_value) and not callable(initial_value) and (
+        hasattr(initial_value, "graph")) and not tf.executing_eagerly():
+      raise ValueError(
+          f"Variable {kwargs.get('name')!r} is initialized from a tensor "
+          "computed inside model_fn, which ModelFnModule cannot lift out of "
+          "the traced model_fn. Fix: pass an initializer "
+          "(tf.compat.v1.get_variable(name, shape, initializer=...)).")
+    args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
+    self._creating = True
+    try:
+      with tf.init_scope():
+        variable = self._existing_or_new(args)
+    finally:
+      self._creating = False
+    if not is_global_variable(kwargs):
+      self._local.add(legacy_name(variable))
+    register_in_collections(variable, kwargs)
+    return variable
+
+  def _existing_or_new(self, args) -> tf.Variable:
+    # The name the variable would get (name scopes included): an existing
+    # variable of that name is handed back without creating another.
+    wanted = args.get("name")
+    if wanted is not None:
+      name = _scoped_name(str(wanted))
+      existing = self._variables.get(name)
+      if existing is not None:
+        return self._checked(existing, args)
+    variable = tf.Variable(**args)
+    name = legacy_name(variable)
+    existing = self._variables.get(name)
+    if existing is not None:
+      return self._checked(existing, args)
+    self._variables[name] = variable
+    return variable
+
+  @staticmethod
+  def _checked(variable: tf.Variable, args) -> tf.Variable:
+    shape = args.get("shape")
+    if shape is not None and tf.TensorShape(shape).is_fully_defined() and (
+        tf.TensorShape(shape) != variable.shape):
+      raise ValueError(
+          f"model_fn asked for variable {legacy_name(variable)!r} with shape "
+          f"{tf.TensorShape(shape)}, but an earlier trace created it with "
+          f"shape {variable.shape}. ModelFnModule keeps one variable per "
+          "legacy name across modes and inputs. Fix: give the input the same "
+          "feature shape in every call.")
+    return variable
+
+
+def _scoped_name(name: str) -> str:
+  """`name` in the current (eager) name scope, as tf.Variable names it."""
+  with tf.name_scope(name.split(":")[0]) as scope:
+    return scope.rstrip("/")
