@@ -54,6 +54,7 @@ _PUBLIC = {
     "VocabInfo": "estimator_compat.warm_starting",
     "WarmStartSettings": "estimator_compat.warm_starting",
     "install": "estimator_compat.installer",
+    "adapters": "estimator_compat.adapters",
     "experimental": "estimator_compat.experimental",
     "export": "estimator_compat.export",
     "inputs": "estimator_compat.inputs",

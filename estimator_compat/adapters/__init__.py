@@ -11,6 +11,10 @@
   for `fit`, `evaluate` and `predict`.
 """
 
+from estimator_compat.adapters.input_fns import input_fn_to_dataset_fn
+from estimator_compat.adapters.keras_model import (ModelFnKerasModel,
+                                                   model_fn_to_keras)
 from estimator_compat.adapters.model_fn_module import ModelFnModule
 
-__all__ = ["ModelFnModule"]
+__all__ = ["input_fn_to_dataset_fn", "ModelFnKerasModel", "ModelFnModule",
+           "model_fn_to_keras"]
