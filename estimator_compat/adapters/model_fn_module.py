@@ -85,6 +85,8 @@ class ModelFnModule(tf.Module):
 
     Runs nothing. `features`/`labels` may be a batch or TensorSpecs.
     """
+    if not isinstance(tf.nest.flatten(features)[0], tf.TypeSpec):
+      features, labels = as_input_values((features, labels))
     self._trace(mode, features, labels)
 
   def load_legacy_checkpoint(self, path: str) -> str:

@@ -33,8 +33,9 @@ _ASSIGNS = ("AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp")
 
 
 def relaxed_spec(value: Any) -> Any:
-  """The TypeSpec of one input value, batch dimension left open."""
-  spec = tf.type_spec_from_value(value)
+  """The TypeSpec of one input value (or spec), batch dimension left open."""
+  spec = value if isinstance(value, tf.TypeSpec) else tf.type_spec_from_value(
+      value)
   if isinstance(spec, tf.TensorSpec) and spec.shape.rank:
     return tf.TensorSpec([None] + spec.shape[1:].as_list(), spec.dtype)
   if isinstance(spec, tf.SparseTensorSpec) and spec.shape.rank:
