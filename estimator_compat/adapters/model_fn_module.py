@@ -85,6 +85,7 @@ class ModelFnModule(tf.Module):
 
     Runs nothing. `features`/`labels` may be a batch or TensorSpecs.
     """
+    self._check_context(training=False)
     if not isinstance(tf.nest.flatten(features)[0], tf.TypeSpec):
       features, labels = as_input_values((features, labels))
     self._trace(mode, features, labels)

@@ -92,10 +92,6 @@ class TracedCall:
 
   def _body(self, *flat):
     graph = tf.compat.v1.get_default_graph()
-    # The model_fn runs as under the Estimator, outside of any strategy the
-    # caller is in: its v1 optimizer applies this replica's gradients itself
-    # (ModelFnModule refuses train_step where that would not be faithful).
-    graph._distribution_strategy_stack = []  # pylint: disable=protected-access
     inputs = tf.nest.pack_sequence_as(self._signature, list(flat),
                                       expand_composites=True)
     features = inputs["features"]
@@ -122,8 +118,10 @@ class TracedCall:
   def _train_op_increments_step(self) -> bool:
     """Whether the train_op writes global_step (by data or control)."""
     step = self._store.by_name()["global_step"]
+    # A distributed variable's copies (the trace read the first one).
+    outer = [copy.handle for copy in getattr(step, "values", (step,))]
     handles = [internal for external, internal in self.graph.captures
-               if external is getattr(step, "handle", None)]
+               if any(external is h for h in outer)]
     for op in reached_ops([self._fetches["train_op"]]):
       if op.type in _ASSIGNS or op.type.startswith("ResourceApply"):
         if any(t is h for t in op.inputs[:1] for h in handles):

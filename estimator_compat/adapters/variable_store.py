@@ -16,6 +16,7 @@ from typing import Dict, Iterator, Optional
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope
 
 from estimator_compat.engines.function.variables import (
@@ -34,6 +35,7 @@ class LegacyVariableStore:
     self._local = set()
     self._creating = False
     self._seeded = False
+    self._strategy_stack = []
 
   def by_name(self) -> Dict[str, tf.Variable]:
     """Every variable by legacy name (no ':0'), in creation order."""
@@ -67,9 +69,18 @@ class LegacyVariableStore:
       with tf.init_scope():
         tf.keras.utils.set_random_seed(seed)
     self._seeded = True
-    with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
-      with tf.variable_creator_scope(self._creator):
-        yield
+    # The model_fn runs as under the Estimator, outside of any strategy the
+    # caller is in: its v1 optimizer applies this replica's gradients itself
+    # (ModelFnModule refuses train_step where that would not be faithful).
+    # Variables are still created by the strategy (see _creator).
+    self._strategy_stack = graph._distribution_strategy_stack  # pylint: disable=protected-access
+    graph._distribution_strategy_stack = []  # pylint: disable=protected-access
+    try:
+      with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
+        with tf.variable_creator_scope(self._creator):
+          yield
+    finally:
+      graph._distribution_strategy_stack = self._strategy_stack  # pylint: disable=protected-access
 
   def _creator(self, next_creator, **kwargs):
     if self._creating:
@@ -83,18 +94,24 @@ class LegacyVariableStore:
           "the traced model_fn. Fix: pass an initializer "
           "(tf.compat.v1.get_variable(name, shape, initializer=...)).")
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
+    graph = tf.compat.v1.get_default_graph()
+    hidden = graph._distribution_strategy_stack  # pylint: disable=protected-access
     self._creating = True
+    # init_scope keeps this graph as the default one (the eager context has
+    # no graph of its own): the caller's strategy, if any, creates it.
+    graph._distribution_strategy_stack = self._strategy_stack  # pylint: disable=protected-access
     try:
       with tf.init_scope():
-        variable = self._existing_or_new(args)
+        variable = self._existing_or_new(args, is_global_variable(kwargs))
     finally:
+      graph._distribution_strategy_stack = hidden  # pylint: disable=protected-access
       self._creating = False
     if not is_global_variable(kwargs):
       self._local.add(legacy_name(variable))
     register_in_collections(variable, kwargs)
     return variable
 
-  def _existing_or_new(self, args) -> tf.Variable:
+  def _existing_or_new(self, args, is_global: bool) -> tf.Variable:
     # The name the variable would get (name scopes included): an existing
     # variable of that name is handed back without creating another.
     wanted = args.get("name")
@@ -103,7 +120,12 @@ class LegacyVariableStore:
       existing = self._variables.get(name)
       if existing is not None:
         return self._checked(existing, args)
-    variable = tf.Variable(**args)
+    if is_global:
+      variable = tf.Variable(**args)
+    else:
+      # Local (v1 metric) variables are this worker's own, as under the
+      # Estimator: plain variables, whatever strategy is around.
+      variable = resource_variable_ops.ResourceVariable(**args)
     name = legacy_name(variable)
     existing = self._variables.get(name)
     if existing is not None:
