@@ -126,6 +126,8 @@ class _Recorder:
                            self.side.variables, self.side.optimizer,
                            self.rewrite.variable_map)
     self.meta["structure"] = self.map.structure()
+    if self.side.optimizer is not None:
+      self.meta["optimizer"] = self.side.optimizer.get_config()
     self.meta["variable_map"] = {
         name: variable.name for name, variable in self.map.model.items()}
     np.savez(os.path.join(self.out, "init.npz"), **self.map.values())
