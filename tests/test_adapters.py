@@ -1,5 +1,6 @@
 """estimator_compat.adapters: a legacy model_fn/input_fn in TF2 code."""
 
+import json
 import os
 import subprocess
 import sys
@@ -278,3 +279,37 @@ def test_placeholder_input_fn_is_refused_clearly():
     return {"image": tf.compat.v1.placeholder(tf.float32, [None, 64])}
   with pytest.raises(ValueError, match="placeholder.*Fix: return a tf.data"):
     adapters.input_fn_to_dataset_fn(input_fn, "infer")()
+
+
+@pytest.mark.slow
+def test_multi_worker_mirrored_loop_with_loss_fn(tmp_path):
+  """Two worker processes: loss_fn + a tf-keras optimizer stay in sync."""
+  from estimator_compat.distribute import cluster_tasks  # pylint: disable=g-import-not-at-top
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  cluster = cluster_tasks.loopback_cluster(workers=2, chief=0)
+  processes = []
+  for index in range(2):
+    env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3",
+               TF_CONFIG=cluster_tasks.tf_config(cluster, "worker", index))
+    processes.append(subprocess.Popen(
+        [sys.executable, os.path.join(root, "tests",
+                                      "adapters_mwms_program.py")],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True))
+  results = []
+  try:
+    for process in processes:
+      out, _ = process.communicate(timeout=240)
+      lines = [l for l in out.splitlines() if l.startswith("RESULT ")]
+      assert process.returncode == 0 and lines, out[-3000:]
+      results.append(json.loads(lines[-1][len("RESULT "):]))
+  finally:
+    for process in processes:
+      if process.poll() is None:
+        process.kill()
+  assert results[0]["checksum"] == pytest.approx(results[1]["checksum"],
+                                                 rel=1e-6)
+  assert results[0]["losses"] != results[1]["losses"]  # Different data.
+  assert results[0]["losses"][-1] < results[0]["losses"][0]
+  assert "module.train_step runs the model_fn's v1 optimizer" in (
+      results[0]["refused"])

@@ -21,6 +21,7 @@ from estimator_compat.engines.function.session import NeedsGraphEngine
 from estimator_compat.input_adapter import python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+from estimator_compat.adapters.local_config import default_config
 from estimator_compat.run_config import RunConfig
 
 _MODES = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
@@ -99,7 +100,7 @@ def input_fn_to_dataset_fn(input_fn: Callable[..., Any], mode: str,
   if mode not in _MODES:
     raise ValueError(f"mode={mode!r} is not one of {_MODES}. Fix: pass "
                      "ModeKeys.TRAIN, EVAL or PREDICT.")
-  config = config if config is not None else RunConfig()
+  config = config if config is not None else default_config()
   setup = ModelSetup(model_fn=None, model_dir=config.model_dir or "",
                      config=config, params=dict(params or {}))
 

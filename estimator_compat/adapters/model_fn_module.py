@@ -24,6 +24,7 @@ from estimator_compat.adapters.variable_store import LegacyVariableStore
 from estimator_compat.engines.function import variable_saver
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, check_model_fn
+from estimator_compat.adapters.local_config import default_config
 from estimator_compat.run_config import RunConfig
 
 _MODES = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
@@ -53,7 +54,7 @@ class ModelFnModule(tf.Module):
                name: Optional[str] = None):
     super().__init__(name=name)
     check_model_fn(model_fn, params)
-    config = config if config is not None else RunConfig()
+    config = config if config is not None else default_config()
     self._setup = ModelSetup(model_fn=model_fn,
                              model_dir=config.model_dir or "",
                              config=config, params=dict(params or {}))
