@@ -99,6 +99,27 @@ def test_under_strategy_run():
             for f, l in dataset]
   assert len(losses) == 4 and int(module.global_step.numpy()) == 4
 
+  @tf.function
+  def predict(features):
+    return strategy.run(lambda f: module(f)["predictions"]["classes"],
+                        args=(features,))
+
+  classes = predict({"image": tf.constant(X)})
+  np.testing.assert_array_equal(
+      strategy.experimental_local_results(classes)[0],
+      module({"image": X})["predictions"]["classes"])
+
+
+def test_keras_fit_under_a_strategy():
+  strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+  with strategy.scope():
+    model = adapters.model_fn_to_keras(mlp.model_fn, params=PARAMS)
+  train = adapters.input_fn_to_dataset_fn(mlp.input_fn, "train",
+                                          params=PARAMS)()
+  history = model.fit(train, steps_per_epoch=20, epochs=2, verbose=0)
+  assert history.history["loss"][1] < history.history["loss"][0]
+  assert int(model.module.global_step.numpy()) == 40
+
 
 _TWO_DEVICES = """
 import tensorflow as tf
