@@ -5,7 +5,8 @@
   migration.compare(model_fn, input_fn, new=rewrite, old=GOLDEN_DIR)
 
 `build()` returns either a compiled tf-keras Model, or a train_step
-(`train_step(features, labels) -> loss`), or a dict with `train_step` and
+(`train_step(features, labels) -> loss`; the variables are those `build`
+created, the optimizer the one tf-keras optimizer it closes over), or a dict with `train_step` and
 optionally `loss` (`loss(features, labels) -> (loss, predictions)`, in
 training mode, for the forward and gradients checks), `predict`
 (`predict(features) -> predictions`), `evaluate` (`evaluate(batches) ->
@@ -18,6 +19,7 @@ paired with the legacy names by migration.variable_map (automatically, or by
 
 import contextlib
 import dataclasses
+import inspect
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import numpy as np
@@ -84,6 +86,33 @@ def _stack(batches: List[Any]) -> Dict[str, np.ndarray]:
   return {"predictions": np.concatenate([np.asarray(b) for b in batches])}
 
 
+def _closure_optimizer(train_step: Callable[..., Any]) -> Any:
+  """The one tf-keras optimizer a train_step closes over, or None."""
+  function = getattr(train_step, "python_function", train_step)
+  try:
+    names = inspect.getclosurevars(function)
+  except TypeError:
+    return None
+  found = [v for v in list(names.nonlocals.values()) +
+           list(names.globals.values())
+           if isinstance(v, tf.keras.optimizers.Optimizer) or isinstance(
+               v, tf.keras.optimizers.legacy.Optimizer)]
+  return found[0] if len(found) == 1 else None
+
+
+def _model_variables(created: List[tf.Variable], optimizer: Any
+                    ) -> List[tf.Variable]:
+  """What a factory created, less its optimizer's own variables."""
+  if optimizer is None:
+    return created
+  owned = {id(v) for v in optimizer.variables}
+  for name in ("iterations", "learning_rate", "_learning_rate"):
+    value = getattr(optimizer, name, None)
+    if isinstance(value, tf.Variable):
+      owned.add(id(value))
+  return [v for v in created if id(v) not in owned]
+
+
 class Side:
   """What the recorder runs of a rewrite, whatever form it came in."""
 
@@ -105,8 +134,10 @@ class Side:
                         "Model, a train_step function, or a dict with "
                         "'train_step'.")
       self.parts = parts
-      self.optimizer = parts.get("optimizer")
-      self.variables = list(parts.get("variables") or created)
+      self.optimizer = parts.get("optimizer") or _closure_optimizer(
+          parts["train_step"])
+      self.variables = list(parts.get("variables") or _model_variables(
+          created, self.optimizer))
     if self.optimizer is not None:
       self.optimizer.build([v for v in self.variables if v.trainable])
 

@@ -137,3 +137,18 @@ def test_cli_checks_the_keras_rewrite_against_the_golden(tmp_path):
       capture_output=True, text=True, timeout=300, check=False)
   assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
   assert "PASSED: every check matches." in done.stdout
+
+
+def test_bare_train_step_factory_is_checked_where_it_can_be():
+  def factory():
+    parts = rewrite_programs.factory()
+    return parts["train_step"]  # Variables found as the factory made them.
+  report = migration.compare(
+      rewrite_programs.model_fn, rewrite_programs.input_fn, steps=3,
+      old="graph", new=factory,
+      checks=["structure", "initialization", "forward", "trajectory"])
+  verdicts = {r.name: r.verdict for r in report.results}
+  for name in ("structure", "initialization", "trajectory"):
+    assert verdicts[name] == "pass", report.table()
+  forward = _result(report, "forward")
+  assert not forward.passed and "gives no loss function" in forward.summary
