@@ -122,6 +122,8 @@ def test_keras_fit_under_a_strategy():
 
 
 _TWO_DEVICES = """
+import json
+import numpy as np
 import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(
@@ -130,26 +132,68 @@ import estimator_compat
 estimator_compat.install()
 from estimator_compat import adapters
 from examples.mlp_classifier import model as mlp
-x, y = mlp.make_data(8, seed=3)
-strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-with strategy.scope():
-  module = adapters.ModelFnModule(mlp.model_fn, params={"hidden_units": [4]})
-  try:
-    module.build({"image": x}, y)
-    strategy.run(module.train_step, args=({"image": x}, y))
-  except ValueError as e:
-    print("REFUSED", e)
+x, y = mlp.make_data(64, seed=3)
+dataset = tf.data.Dataset.from_tensor_slices(({"image": x}, y)).batch(64)
+
+def train(devices):
+  strategy = tf.distribute.MirroredStrategy(devices)
+  with strategy.scope():
+    module = adapters.ModelFnModule(
+        mlp.model_fn, params={"hidden_units": [8]},
+        config=estimator_compat.RunConfig(tf_random_seed=1))
+    module.build(*dataset.element_spec)
+    optimizer = tf.keras.optimizers.SGD(0.5)
+
+  def replica_step(features, labels):
+    with tf.GradientTape() as tape:
+      loss = module.loss_fn(features, labels) / len(devices)
+    grads = tape.gradient(loss, module.trainable_variables)
+    optimizer.apply_gradients(zip(grads, module.trainable_variables))
+    return loss
+
+  @tf.function
+  def step(features, labels):
+    return strategy.run(replica_step, args=(features, labels))
+
+  batches = strategy.experimental_distribute_dataset(dataset.repeat(5))
+  for features, labels in batches:
+    step(features, labels)
+  kernel = module.variables_by_legacy_name()["dense/kernel"].numpy()
+  copies = [[c.numpy().tolist() for c in v.values]
+            for v in module.trainable_variables]
+  refused = ""
+  if len(devices) > 1:
+    try:
+      strategy.run(tf.function(module.train_step),
+                   args=next(iter(batches)))
+    except ValueError as e:
+      refused = str(e)
+  return kernel, copies, refused
+
+one, _, _ = train(["/cpu:0"])
+two, copies, refused = train(["/cpu:0", "/cpu:1"])
+print("RESULT " + json.dumps({
+    "max_diff": float(np.abs(one - two).max()),
+    "copies_equal": all(c[0] == c[1] for c in copies),
+    "refused": refused}))
 """
 
 
-def test_several_devices_per_worker_are_refused():
+def test_two_devices_per_worker_train_like_one_with_loss_fn():
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
   done = subprocess.run([sys.executable, "-c", _TWO_DEVICES], env=env,
-                        capture_output=True, text=True, timeout=120,
+                        capture_output=True, text=True, timeout=180,
                         check=False)
-  assert "REFUSED ModelFnModule runs one replica per worker" in done.stdout, (
-      done.stderr[-2000:])
+  lines = [l for l in done.stdout.splitlines() if l.startswith("RESULT ")]
+  assert lines, done.stderr[-3000:]
+  result = json.loads(lines[-1][len("RESULT "):])
+  # Each replica reads and updates its own copies; the gradients averaged
+  # over the two half batches are the full batch's.
+  assert result["copies_equal"]
+  assert result["max_diff"] < 1e-5
+  assert "module.train_step runs the model_fn's v1 optimizer" in (
+      result["refused"])
 
 
 def test_legacy_checkpoints_go_back_and_forth_with_the_estimator(tmp_path):

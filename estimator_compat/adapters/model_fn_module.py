@@ -34,6 +34,21 @@ def _strategy_in_use() -> Optional[tf.distribute.Strategy]:
   return tf.distribute.get_strategy() if tf.distribute.has_strategy() else None
 
 
+def _local_replica() -> Optional[int]:
+  """This replica's index on this worker, when the worker runs several."""
+  strategy = _strategy_in_use()
+  if strategy is None or strategies.is_parameter_server(strategy):
+    return None
+  devices = len(strategy.extended.worker_devices)
+  context = tf.distribute.get_replica_context()
+  if devices <= 1 or context is None:
+    return None
+  replica = context.replica_id_in_sync_group
+  if not isinstance(replica, int):
+    replica = int(tf.get_static_value(replica))
+  return replica % devices
+
+
 class ModelFnModule(tf.Module):
   """A legacy model_fn whose variables, train_op and outputs TF2 code uses.
 
@@ -207,12 +222,18 @@ class ModelFnModule(tf.Module):
 
   def _trace(self, mode: str, features: Any, labels: Any) -> TracedCall:
     signature = signature_for(features, labels)
-    key = (mode, repr(signature))
+    replica = _local_replica()
+    key = (mode, repr(signature), replica)
     call = self._calls.get(key)
     if call is None:
+      if replica is not None and not self._store.by_name():
+        raise ValueError(
+            "ModelFnModule creates its variables in cross-replica context. "
+            "Fix: call module.build(features, labels) inside "
+            "strategy.scope() before strategy.run.")
       before = set(self._store.by_name())
       with tf.init_scope():
-        call = TracedCall(self._setup, self._store, mode, signature)
+        call = TracedCall(self._setup, self._store, mode, signature, replica)
       self._calls.put(key, call)
       created = {n: v for n, v in self._store.by_name().items()
                  if n not in before}
@@ -246,13 +267,6 @@ class ModelFnModule(tf.Module):
     strategy = _strategy_in_use()
     if strategy is None or strategies.is_parameter_server(strategy):
       return
-    if len(strategy.extended.worker_devices) > 1:
-      raise ValueError(
-          f"ModelFnModule runs one replica per worker, and "
-          f"{type(strategy).__name__} has "
-          f"{len(strategy.extended.worker_devices)} devices on this worker. "
-          "Fix: give each worker one device (e.g. "
-          "MirroredStrategy(devices=['/gpu:0']) or one GPU per worker).")
     if training and strategy.num_replicas_in_sync > 1:
       raise ValueError(
           "module.train_step runs the model_fn's v1 optimizer on this "

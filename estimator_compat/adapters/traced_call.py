@@ -60,6 +60,8 @@ class TracedCall:
     store: the module's variables.
     mode: a ModeKeys value.
     signature: signature_for(features, labels).
+    replica: the local index of the replica this trace is for, when this
+      worker runs several (each reads its own copies of the variables).
 
   Attributes:
     spec: the EstimatorSpec the model_fn returned in the trace.
@@ -67,8 +69,9 @@ class TracedCall:
   """
 
   def __init__(self, setup: ModelSetup, store: LegacyVariableStore,
-               mode: str, signature: Any):
+               mode: str, signature: Any, replica: Optional[int] = None):
     self._setup = setup
+    self._replica = replica
     self._store = store
     self._mode = mode
     self._signature = signature
@@ -96,8 +99,8 @@ class TracedCall:
                                       expand_composites=True)
     features = inputs["features"]
     labels = None if self._mode == ModeKeys.PREDICT else inputs.get("labels")
-    with self._store.scope(self._setup.config.tf_random_seed), (
-        layer_updates_in_collection()):
+    with self._store.scope(self._setup.config.tf_random_seed,
+                           self._replica), layer_updates_in_collection():
       tf.compat.v1.train.get_or_create_global_step()
       spec = call_model_fn(self._setup, features, labels, self._mode)
       self.spec = spec

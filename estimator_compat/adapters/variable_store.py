@@ -12,7 +12,7 @@ different subsets: TRAIN adds slots and `global_step`, EVAL metric variables.
 """
 
 import contextlib
-from typing import Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
@@ -36,6 +36,8 @@ class LegacyVariableStore:
     self._creating = False
     self._seeded = False
     self._strategy_stack = []
+    self._replica: Optional[int] = None
+    self._aliases: Dict[Any, tf.Variable] = {}
 
   def by_name(self) -> Dict[str, tf.Variable]:
     """Every variable by legacy name (no ':0'), in creation order."""
@@ -51,14 +53,19 @@ class LegacyVariableStore:
     return [self._variables[name] for name in self._local]
 
   @contextlib.contextmanager
-  def scope(self, seed: Optional[int] = None) -> Iterator[None]:
+  def scope(self, seed: Optional[int] = None,
+            replica: Optional[int] = None) -> Iterator[None]:
     """Wraps one trace: fresh collections and v1 store, our creator.
 
     Args:
       seed: the graph-level seed (RunConfig.tf_random_seed); also seeds the
         eager random stream before the first variable is created, since
         variables are initialized eagerly.
+      replica: for a trace run by one of several replicas on this worker,
+        its local index: the model_fn then gets that replica's copy of each
+        mirrored variable (outside of strategy.run, the first copy).
     """
+    self._replica = replica
     graph = tf.compat.v1.get_default_graph()
     keys = list(graph.get_all_collection_keys())
     keys += [variable_scope._VARSCOPESTORE_KEY, variable_scope._VARSTORE_KEY]  # pylint: disable=protected-access
@@ -108,8 +115,38 @@ class LegacyVariableStore:
       self._creating = False
     if not is_global_variable(kwargs):
       self._local.add(legacy_name(variable))
+    copies = getattr(variable, "values", None)
+    if copies and len(copies) > 1:
+      variable = self._alias(variable, copies)
     register_in_collections(variable, kwargs)
     return variable
+
+  def _alias(self, variable, copies) -> tf.Variable:
+    """One replica's copy of a mirrored variable, as a plain variable.
+
+    With several copies on this worker, the trace reads and writes the copy
+    of the replica it is for (the first outside of strategy.run). The copy
+    itself would take the model_fn's v1 optimizer back to the distributed
+    wrapper (which it cannot use without the strategy), so the trace gets a
+    plain variable over the copy's resource: same handle, same values.
+    """
+    index = (self._replica or 0) % len(copies)
+    key = (legacy_name(variable), index)
+    alias = self._aliases.get(key)
+    if alias is None:
+      copy = copies[index]
+      with tf.init_scope():
+        alias = resource_variable_ops.BaseResourceVariable(
+            trainable=copy.trainable, shape=copy.shape, dtype=copy.dtype,
+            # Named as the legacy variable (copies are "x/replica_1"), so
+            # that slots and checkpoints find it by that name.
+            handle=copy.handle, name=key[0] + ":0",
+            unique_id=copy._unique_id,  # pylint: disable=protected-access
+            handle_name=key[0], in_graph_mode=False,
+            synchronization=copy.synchronization,
+            aggregation=copy.aggregation)
+      self._aliases[key] = alias
+    return alias
 
   def _existing_or_new(self, args, is_global: bool) -> tf.Variable:
     # The name the variable would get (name scopes included): an existing

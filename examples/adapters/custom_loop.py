@@ -2,7 +2,8 @@
 
   python examples/adapters/custom_loop.py
 
-The seed program's model_fn under MirroredStrategy (one device per worker),
+The seed program's model_fn under MirroredStrategy (one device: train_step
+runs the model_fn's v1 optimizer, exact with one replica in sync),
 fed by its input_fn through distribute_datasets_from_function; each step
 runs the model_fn's own train_op in strategy.run. At the end the variables
 are written as an Estimator checkpoint, which the Estimator can resume.
