@@ -297,7 +297,7 @@ def _batches():
 @pytest.mark.parametrize("kind", ["dataset", "tuple", "features", "one_shot",
                                   "initializable", "numpy", "pandas"])
 def test_every_input_fn_shape(kind):
-  def input_fn():
+  def tensors_input_fn():
     if kind == "dataset":
       return _batches()
     if kind == "tuple":
@@ -308,6 +308,7 @@ def test_every_input_fn_shape(kind):
                 if kind == "one_shot" else
                 tf.compat.v1.data.make_initializable_iterator(_batches()))
     return iterator.get_next()
+  input_fn = tensors_input_fn
   if kind == "numpy":
     input_fn = estimator_compat.inputs.numpy_input_fn(
         {"image": X}, Y, batch_size=10, shuffle=False, num_epochs=1)

@@ -9,7 +9,6 @@ the 0.1% level), which separates initializers of another family or scale
 values.
 """
 
-from typing import Dict
 
 import numpy as np
 
