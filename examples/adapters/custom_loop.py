@@ -1,6 +1,6 @@
 """Step 2 of a migration, with a custom loop: strategy.run over a model_fn.
 
-  python examples/adapters/custom_loop.py
+  python -m examples.adapters.custom_loop   # from the repository root
 
 The seed program's model_fn under MirroredStrategy (one device: train_step
 runs the model_fn's v1 optimizer, exact with one replica in sync),

@@ -1,6 +1,6 @@
 """Step 2 of a migration, with Keras: the seed program's model_fn under fit.
 
-  python examples/adapters/keras_fit.py
+  python -m examples.adapters.keras_fit   # from the repository root
 
 The model code is still the legacy model_fn; the loop is Keras `fit`. The
 model_fn's own train_op (its v1 AdamOptimizer) runs at each step.
