@@ -119,4 +119,6 @@ def input_fn_to_dataset_fn(input_fn: Callable[..., Any], mode: str,
       return _streamed_with_initializers(setup, input_fn, mode,
                                          input_context, error)
 
-  return dataset_fn
+  # Legacy input_fns are graph code: AutoGraph (which create_per_worker_dataset
+  # applies) must leave them as they are.
+  return tf.autograph.experimental.do_not_convert(dataset_fn)

@@ -69,20 +69,20 @@ def train(cluster: Dict[str, List[str]], steps: int) -> float:
   strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
   coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(
       strategy)
-  # A Dataset built here is sent to every worker. Several workers must not
-  # read the same batches in the same order (each batch would be applied
-  # once per worker at about the same time): their shuffle is left unseeded,
-  # as in the seed program, so each worker's iterator draws its own order.
+  # Each worker calls the input_fn (numpy_input_fn's generator then serves
+  # it from here). Several workers must not read the same batches in the
+  # same order (each batch would be applied once per worker at about the
+  # same time): their shuffle is left unseeded, as in the seed program.
   workers = len(cluster["worker"])
   input_config = seed_model.config() if workers == 1 else (
       estimator_compat.RunConfig())
-  dataset = adapters.input_fn_to_dataset_fn(
-      seed_model.train_input_fn(), ModeKeys.TRAIN, config=input_config)()
+  dataset_fn = adapters.input_fn_to_dataset_fn(
+      seed_model.train_input_fn(), ModeKeys.TRAIN, config=input_config)
   with strategy.scope():
     module = adapters.ModelFnModule(seed_model.model_fn(),
                                     config=seed_model.config())
-    module.build(*dataset.element_spec)
-  iterator = iter(coordinator.create_per_worker_dataset(dataset))
+    module.build(*dataset_fn().element_spec)
+  iterator = iter(coordinator.create_per_worker_dataset(dataset_fn))
 
   @tf.function
   def train_step(iterator):
