@@ -379,3 +379,32 @@ def test_multi_worker_mirrored_loop_with_loss_fn(tmp_path):
   assert results[0]["losses"][-1] < results[0]["losses"][0]
   assert "module.train_step runs the model_fn's v1 optimizer" in (
       results[0]["refused"])
+
+
+def _scaffold_model_fn(features, labels, mode):
+  logits = tf.compat.v1.layers.dense(features["image"], 10)
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  scaffold = tf.compat.v1.train.Scaffold(init_fn=lambda scaffold, sess: None)
+  return estimator_compat.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                        scaffold=scaffold)
+
+
+def test_scaffold_that_needs_a_session_is_refused_with_the_fix():
+  module = adapters.ModelFnModule(_scaffold_model_fn)
+  with pytest.raises(ValueError, match="Scaffold.init_fn.*TF1 Session.*Fix"):
+    module.train_step({"image": X}, Y)
+
+
+def _hooks_model_fn(features, labels, mode):
+  spec = _seed_like_model_fn(features, labels, mode)
+  return spec._replace(training_hooks=[
+      tf.compat.v1.train.LoggingTensorHook({"loss": spec.loss},
+                                           every_n_iter=1)])
+
+
+def test_hooks_are_not_run_and_say_so(caplog):
+  module = adapters.ModelFnModule(_hooks_model_fn)
+  module.train_step({"image": X}, Y)
+  assert "does not run the EstimatorSpec's training_hooks" in caplog.text

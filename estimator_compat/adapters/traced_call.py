@@ -23,12 +23,17 @@ from estimator_compat.adapters.variable_store import LegacyVariableStore
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function.fetches import (as_graph_fetch,
                                                        reached_ops)
+from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
 from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
 
+_CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",
+          ModeKeys.PREDICT: "predict"}
 _ASSIGNS = ("AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp")
 
 
@@ -103,6 +108,7 @@ class TracedCall:
                            self._replica), layer_updates_in_collection():
       tf.compat.v1.train.get_or_create_global_step()
       spec = call_model_fn(self._setup, features, labels, self._mode)
+      _check_session_parts(spec, self._mode)
       self.spec = spec
       fetches = {"loss": spec.loss, "predictions": spec.predictions}
       if self._mode == ModeKeys.TRAIN:
@@ -158,6 +164,35 @@ class TracedCall:
     """The eval metrics' current values (their variables' state)."""
     return self._function((), with_inputs=False)()
 
+
+
+def _check_session_parts(spec: Any, mode: str) -> None:
+  """Refuses Scaffold fields that need a Session; warns about its hooks.
+
+  Raises:
+    ValueError: the Scaffold initializes, restores or checks the model in a
+      TF1 Session (init_fn, init_op, a custom saver, ...), which a TF2 loop
+      cannot do for it.
+  """
+  try:
+    scaffold_fields.check(spec.scaffold, _CALLS[mode])
+  except NeedsGraphEngine as error:
+    reason = str(error).replace(GRAPH_ENGINE_FIX, "").strip()
+    raise ValueError(
+        f"ModelFnModule cannot honour the model_fn's Scaffold: {reason} "
+        "A TF2 loop has no TF1 Session. Fix: do that work before the loop "
+        "(e.g. module.load_legacy_checkpoint for a restore), or keep this "
+        "model_fn on the Estimator.") from error
+  hooks = {"training_hooks": spec.training_hooks,
+           "training_chief_hooks": spec.training_chief_hooks,
+           "evaluation_hooks": spec.evaluation_hooks,
+           "prediction_hooks": spec.prediction_hooks}
+  given = sorted(name for name, value in hooks.items() if value)
+  if given:
+    logging.warning(
+        "ModelFnModule does not run the EstimatorSpec's %s (SessionRunHooks "
+        "need a TF1 Session; a TF2 loop has none). Do their work in your "
+        "loop, or keep this model_fn on the Estimator.", ", ".join(given))
 
 
 def _inputs(features: Any, labels: Optional[Any]) -> Dict[str, Any]:
