@@ -65,6 +65,7 @@ _PUBLIC = {
     "classifier_parse_example_spec": "estimator_compat.head.parse_spec",
     "regressor_parse_example_spec": "estimator_compat.head.parse_spec",
     "install": "estimator_compat.installer",
+    "adapters": "estimator_compat.adapters",
     "experimental": "estimator_compat.experimental",
     "export": "estimator_compat.export",
     "inputs": "estimator_compat.inputs",

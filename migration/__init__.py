@@ -23,5 +23,6 @@ def assert_equivalent(*args, **kwargs):
 
 
 from migration.checks.result import Tolerance  # pylint: disable=g-import-not-at-top,wrong-import-position
+from migration.rewrite import Rewrite  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-__all__ = ["compare", "assert_equivalent", "Tolerance"]
+__all__ = ["compare", "assert_equivalent", "Rewrite", "Tolerance"]

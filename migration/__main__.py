@@ -57,8 +57,10 @@ flags.DEFINE_enum("engine", None, ["graph", "function"], "record: the engine "
                   "installed, else function).")
 flags.DEFINE_string("old", "graph", "check: 'graph' (the graph engine, in "
                     "this process) or a golden directory from `record`.")
-flags.DEFINE_enum("new", "function", ["function", "graph"],
-                  "check: the engine of the new side.")
+flags.DEFINE_string("new", "function", "check: the engine of the new side "
+                    "(function or graph), or a TF2 rewrite: pkg.mod:attr "
+                    "naming a compiled tf-keras Model, a factory returning "
+                    "a train_step, or a migration.Rewrite.")
 flags.DEFINE_enum("strategy", None, ["default", "one_device", "mirrored",
                                      "multi_worker_mirrored",
                                      "parameter_server"],
@@ -151,6 +153,12 @@ def _check() -> int:
       FLAGS.new_model_fn)
   new_input_fn = FLAGS.new_input_fn and program_lib.load_attr(
       FLAGS.new_input_fn)
+  new = FLAGS.new
+  if new not in ("function", "graph"):
+    if ":" not in new:
+      raise UsageError(f"--new={new} is neither an engine (function, graph) "
+                       "nor a rewrite. Fix: --new=pkg.mod:rewrite.")
+    new = program_lib.load_attr(new)
   _configure_devices()
   report_dir = FLAGS.report or os.path.join(
       "migration_reports", time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
@@ -161,7 +169,7 @@ def _check() -> int:
       predict_input_fn=program.predict_input_fn,
       serving_input_receiver_fn=program.serving_input_receiver_fn,
       new_model_fn=new_model_fn or None, new_input_fn=new_input_fn or None,
-      old=FLAGS.old, new=FLAGS.new, strategy=strategy, steps=FLAGS.steps,
+      old=FLAGS.old, new=new, strategy=strategy, steps=FLAGS.steps,
       seed=FLAGS.seed, eval_batches=FLAGS.eval_batches,
       predict_batches=FLAGS.predict_batches, tolerances=tolerances,
       checks=FLAGS.checks, report_dir=report_dir, names=program.names)

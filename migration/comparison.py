@@ -10,6 +10,8 @@ from absl import logging
 
 from migration import checks as checks_lib
 from migration import recording_writer as record_lib
+from migration import rewrite as rewrite_lib
+from migration import rewrite_recorder
 from migration.program import Program
 from migration.recording_reader import Recording
 from migration.report import Report
@@ -65,7 +67,7 @@ def compare(model_fn: Callable[..., Any], input_fn: Callable[..., Any], *,
             serving_input_receiver_fn: Optional[Callable[..., Any]] = None,
             new_model_fn: Optional[Callable[..., Any]] = None,
             new_input_fn: Optional[Callable[..., Any]] = None,
-            old: str = "graph", new: str = "function",
+            old: str = "graph", new: Any = "function",
             strategy: Optional[str] = None, steps: Optional[int] = None,
             seed: Optional[int] = None, eval_batches: Optional[int] = None,
             predict_batches: Optional[int] = None,
@@ -87,7 +89,10 @@ def compare(model_fn: Callable[..., Any], input_fn: Callable[..., Any], *,
     new_input_fn: the migrated input_fn.
     old: "graph" (the graph engine, here) or a golden directory recorded by
       `python -m migration record` (e.g. on the real Estimator, TF 2.15).
-    new: "function" (default) or "graph".
+    new: "function" (default) or "graph"; or a TF2 rewrite: a compiled
+      tf-keras Model, a factory returning a train_step (migration.rewrite
+      says which forms), or a migration.Rewrite. A rewrite is checked
+      through a map from the legacy variable names (migration.variable_map).
     strategy: the new side's strategy: default, one_device, mirrored or
       multi_worker_mirrored.
     steps: training steps compared (default 10; a golden's own otherwise).
@@ -106,7 +111,11 @@ def compare(model_fn: Callable[..., Any], input_fn: Callable[..., Any], *,
   Raises:
     ValueError: a bad choice of old, new, strategy, settings or check.
   """
-  _check_choices(old, new, strategy)
+  rewrite = rewrite_lib.as_rewrite(new)
+  if rewrite is not None and (new_model_fn is not None or strategy):
+    raise ValueError("A TF2 rewrite is its own model and loop. Fix: drop "
+                     "new_model_fn and strategy when new is a rewrite.")
+  _check_choices(old, "function" if rewrite is not None else new, strategy)
   unknown = sorted(set(checks or []) | set(tolerances or {}))
   unknown = [c for c in unknown if c not in checks_lib.NAMES]
   if unknown:
@@ -133,13 +142,18 @@ def compare(model_fn: Callable[..., Any], input_fn: Callable[..., Any], *,
       golden = Recording(record_lib.record(
           program, os.path.join(work, "old"), settings,
           record_lib.Runtime(engine=old)))
-    logging.info("migration: recording the new side (%s engine, %s).", new,
-                 strategy or "default strategy")
-    runtime = record_lib.Runtime(engine=new, strategy=strategy)
-    fresh = Recording(record_lib.record(
-        new_program, os.path.join(work, "new"), settings, runtime,
-        start_from=golden.start_checkpoint(),
-        evaluate_from=golden.final_checkpoint()))
+    if rewrite is not None:
+      logging.info("migration: recording the new side (a TF2 rewrite).")
+      fresh = Recording(rewrite_recorder.record(
+          new_program, rewrite, golden, os.path.join(work, "new"), settings))
+    else:
+      logging.info("migration: recording the new side (%s engine, %s).",
+                   new, strategy or "default strategy")
+      runtime = record_lib.Runtime(engine=new, strategy=strategy)
+      fresh = Recording(record_lib.record(
+          new_program, os.path.join(work, "new"), settings, runtime,
+          start_from=golden.start_checkpoint(),
+          evaluate_from=golden.final_checkpoint()))
     report = Report(golden.runtime, fresh.runtime,
                     checks_lib.run_all(golden, fresh, tolerances, checks),
                     dataclasses.asdict(settings))

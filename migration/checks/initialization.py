@@ -7,6 +7,7 @@ initializers give the same numbers on every runtime.
 
 import numpy as np
 
+from migration.checks import init_distribution
 from migration.checks.result import CheckResult, array_check, not_run
 
 NAME = "initialization"
@@ -17,6 +18,8 @@ def run(old, new, tolerance, earlier) -> CheckResult:
   failed = not_run(NAME, old.error("init"), new.error("init"))
   if failed:
     return failed
+  if new.meta.get("initialization") == "distribution":  # A TF2 rewrite.
+    return init_distribution.run(NAME, old, new, tolerance)
   before, after = old.arrays("init"), new.arrays("init")
   result = array_check(NAME, "fresh initial values", before, after,
                        tolerance, "")

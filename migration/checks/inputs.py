@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from migration.checks import label_shift
 from migration.checks.result import CheckResult, FAIL, PASS, not_run
 
 NAME = "inputs"
@@ -52,7 +53,9 @@ def run(old, new, tolerance, earlier) -> CheckResult:
               else f"{x} of {y} rows differ")
     labels_only = all(d[0].split("/", 2)[2].startswith("l")
                       for d in differing)
-    cause = ("The features match but the labels do not: the labels are "
+    shift = label_shift.constant_shift(before, after, differing)
+    cause = (label_shift.describe(shift) if labels_only and shift else
+             "The features match but the labels do not: the labels are "
              "shuffled or ordered differently from the features (a shuffle "
              "or seed applied to labels alone?)." if labels_only else
              "The input_fns give different data: a different shuffle or "

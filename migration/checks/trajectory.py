@@ -9,6 +9,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from migration.checks import optimizer_hint
 from migration.checks.result import (CheckResult, Difference, FAIL, PASS,
                                      compare_arrays, not_run)
 
@@ -118,4 +119,5 @@ def run(old, new, tolerance, earlier) -> CheckResult:
       summary += f"; loss parts at step {loss_step}"
     worst_name = frozen or worst.name
   return CheckResult(NAME, FAIL, summary, worst_name, numbers,
-                     _cause(where, worst.name, trainable, frozen, earlier))
+                     _cause(where, worst.name, trainable, frozen, earlier) +
+                     optimizer_hint.hint(new.meta.get("optimizer")))

@@ -34,7 +34,8 @@ class _SkipEagerSaverWarning(logging_lib.Filter):
     return "Saver is deprecated" not in record.getMessage()
 
 
-def _saver(setup: ModelSetup, variables: Dict[str, tf.Variable]):
+def make_saver(setup: ModelSetup, variables: Dict[str, tf.Variable]):
+  """A name-based Saver over eagerly held variables, as the engine writes."""
   config = setup.config
   warning_filter = _SkipEagerSaverWarning()
   tf.get_logger().addFilter(warning_filter)
@@ -94,7 +95,7 @@ def restore_or_warm_start(setup: ModelSetup, variables: Dict[str, tf.Variable],
   """Restores `checkpoint` (after a fit check) or warm-starts, by name."""
   if checkpoint:
     checkpoint_reading.check_fits(checkpoint, variables.values())
-    _saver(setup, variables).restore(None, checkpoint)
+    make_saver(setup, variables).restore(None, checkpoint)
   elif setup.warm_start is not None:
     warm_start(setup.warm_start, variables)
   sync_copies(variables)
@@ -149,7 +150,7 @@ class CheckpointWriter:
         every_steps=config.save_checkpoints_steps) if (
             config.save_checkpoints_steps or
             config.save_checkpoints_secs) else None
-    self._saver = _saver(setup, variables)
+    self._saver = make_saver(setup, variables)
     if self._enabled:  # keep_checkpoint_max across runs, as in TF1.
       checkpoint_files.recover_kept(self._saver, self._model_dir)
     self._global_step = global_step

@@ -43,7 +43,7 @@ def legacy_name(variable) -> str:
   return variable.name.split(":")[0]
 
 
-def _is_global(kwargs) -> bool:
+def is_global_variable(kwargs) -> bool:
   """Whether a TF1 Saver saved the variable: it is in GLOBAL_VARIABLES.
 
   `collections=None` means GLOBAL_VARIABLES; `collections=[]` (Keras
@@ -121,17 +121,17 @@ class VariableCapture:
       # Inside strategy.run, replica 0 creates (through us, once); the
       # strategy's own creator hands other replicas that variable by name.
       variable = next_creator(**kwargs)
-      self._register(variable, kwargs)
+      register_in_collections(variable, kwargs)
       return variable
     if not self._built:
       variable = self._create(kwargs, next_creator)
       self._variables.append(variable)
-      if not _is_global(kwargs):
+      if not is_global_variable(kwargs):
         self._local.add(id(variable))
     else:
       variable = self._reuse(kwargs)
     self._next += 1
-    self._register(variable, kwargs)
+    register_in_collections(variable, kwargs)
     return variable
 
   def _create(self, kwargs, next_creator) -> tf.Variable:
@@ -180,22 +180,23 @@ class VariableCapture:
           "(RunConfig(engine='graph')).")
     return variable
 
-  @staticmethod
-  def _register(variable: tf.Variable, kwargs) -> None:
-    collections = kwargs.get("collections")
-    collections = list([_GraphKeys.GLOBAL_VARIABLES] if collections is None
-                       else collections)
-    # A partitioned variable (ShardedVariable, parameter-server training) is
-    # registered as its shards, as TF1 registered a PartitionedVariable's
-    # parts: optimizers then update (and create slots for) each shard.
-    parts = list(getattr(variable, "variables", None) or [variable]) if (
-        type(variable).__name__ == "ShardedVariable") else [variable]
-    if kwargs.get("trainable", True) is not False and (
-        _GraphKeys.TRAINABLE_VARIABLES not in collections) and (
-            getattr(parts[0], "trainable", True)):
-      collections.append(_GraphKeys.TRAINABLE_VARIABLES)
-    graph = tf.compat.v1.get_default_graph()
-    for key in collections:
-      for part in parts:
-        if not any(v is part for v in graph.get_collection(key)):
-          graph.add_to_collection(key, part)
+
+def register_in_collections(variable: tf.Variable, kwargs) -> None:
+  """Adds a variable to the trace's collections, as TF1 creation did."""
+  collections = kwargs.get("collections")
+  collections = list([_GraphKeys.GLOBAL_VARIABLES] if collections is None
+                     else collections)
+  # A partitioned variable (ShardedVariable, parameter-server training) is
+  # registered as its shards, as TF1 registered a PartitionedVariable's
+  # parts: optimizers then update (and create slots for) each shard.
+  parts = list(getattr(variable, "variables", None) or [variable]) if (
+      type(variable).__name__ == "ShardedVariable") else [variable]
+  if kwargs.get("trainable", True) is not False and (
+      _GraphKeys.TRAINABLE_VARIABLES not in collections) and (
+          getattr(parts[0], "trainable", True)):
+    collections.append(_GraphKeys.TRAINABLE_VARIABLES)
+  graph = tf.compat.v1.get_default_graph()
+  for key in collections:
+    for part in parts:
+      if not any(v is part for v in graph.get_collection(key)):
+        graph.add_to_collection(key, part)
