@@ -16,6 +16,7 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat import checkpoint_reading
+from estimator_compat.eval_progress import EvalProgress
 from estimator_compat import eval_summary
 from estimator_compat import front_checks
 from estimator_compat import keras_metrics
@@ -254,8 +255,13 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
                                  _v1.train.Scaffold.default_local_init_op()),
           copy_from_scaffold=scaffold)
     final_hook = FinalOpsHook(final)
-    all_hooks = built.input_hooks + [StopAfterNRunsHook(steps)]
-    all_hooks += list(hooks) + list(spec.evaluation_hooks) + [final_hook]
+    progress = EvalProgress(steps)
+    # The Estimator's order: input hooks, the caller's, the steps hook,
+    # the model_fn's evaluation hooks.
+    all_hooks = built.input_hooks + list(hooks)
+    all_hooks += [StopAfterNRunsHook(steps, progress)]
+    all_hooks += list(spec.evaluation_hooks) + [final_hook]
+    progress.start()
     creator = _v1.train.ChiefSessionCreator(
         scaffold=scaffold,
         master=config.evaluation_master,
@@ -265,6 +271,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
                                     hooks=all_hooks) as session:
       while not session.should_stop():
         session.run(update_op)
+  progress.finish()
   return dict(final_hook.final_ops_values)
 
 

@@ -66,15 +66,22 @@ class GlobalStepGuardHook(SessionRunHook):
 
 
 class StopAfterNRunsHook(SessionRunHook):
-  """Requests a stop after `num_runs` session runs (evaluation `steps`)."""
+  """Requests a stop after `num_runs` session runs (evaluation `steps`).
 
-  def __init__(self, num_runs):
+  With `progress` (an `EvalProgress`), logs each run's progress as the
+  Estimator's evaluation loop did.
+  """
+
+  def __init__(self, num_runs, progress=None):
     self._num_runs = num_runs
+    self._progress = progress
     self._done = 0
 
   def after_run(self, run_context, run_values):
     del run_values
     self._done += 1
+    if self._progress is not None:
+      self._progress.step_done(self._done)
     if self._num_runs is not None and self._done >= self._num_runs:
       run_context.request_stop()
 
