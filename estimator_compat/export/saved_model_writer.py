@@ -42,7 +42,8 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
           "tf.estimator.export.ServingInputReceiver(features, "
           "receiver_tensors).")
     spec = call_model_fn(setup, receiver.features,
-                         getattr(receiver, "labels", None), mode)
+                         getattr(receiver, "labels", None), mode,
+                         exporting=True)
     try:
       export_outputs = export_utils.export_outputs_for_mode(
           mode=spec.mode, serving_export_outputs=spec.export_outputs,
