@@ -107,6 +107,12 @@ MODULES: Tuple[ModulePath, ...] = (
                 "SessionRunValues")),
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
+    ModulePath("tpu", "estimator_compat.tpu", ()),
+    ModulePath("tpu.tpu_estimator", "estimator_compat.tpu.tpu_estimator",
+               ("ExamplesPerSecondHook", "ExportSavedModelApiVersion",
+                "TPUEstimator", "TPUEstimatorSpec")),
+    ModulePath("tpu.tpu_config", "estimator_compat.tpu.tpu_config",
+               ("InputPipelineConfig", "RunConfig", "TPUConfig")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):
@@ -118,7 +124,7 @@ API_ALIASES: Tuple[str, ...] = (
 )
 # Of those, the ones that are `tf.compat.v1.estimator` (estimator_compat.v1).
 V1_ALIASES: Tuple[str, ...] = (BASE + ".api._v1.estimator",)
-API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs")
+API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs", "tpu")
 
 
 def _missing_name(module_name: str):
