@@ -6,10 +6,9 @@ and then use `model_fn_lib.EstimatorSpec`. `register()` puts one real module
 object per such path into `sys.modules`, holding only the public names that
 estimator_compat implements. A name we do not implement is absent, so it
 fails as it would on an install without it: `AttributeError`, or
-`ImportError` for `from ... import name`. Modules we have nothing for (e.g.
-`canned`, `keras_lib`) are not registered: importing them raises
-`ModuleNotFoundError`, which is what tf-keras's `model_to_estimator` expects
-when the Estimator lacks it.
+`ImportError` for `from ... import name`. Modules we have nothing for are
+not registered: importing them raises `ModuleNotFoundError`. `keras_lib` is
+registered: tf-keras's `tf.keras.estimator.model_to_estimator` imports it.
 """
 
 import functools
@@ -113,6 +112,9 @@ MODULES: Tuple[ModulePath, ...] = (
                 "TPUEstimator", "TPUEstimatorSpec")),
     ModulePath("tpu.tpu_config", "estimator_compat.tpu.tpu_config",
                ("InputPipelineConfig", "RunConfig", "TPUConfig")),
+    # tf-keras's tf.keras.estimator.model_to_estimator calls this module's.
+    ModulePath("keras_lib", "estimator_compat.keras_model_estimator",
+               ("model_to_estimator",)),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):
