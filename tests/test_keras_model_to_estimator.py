@@ -147,6 +147,25 @@ def test_export_serves_the_model_outputs(tmp_path):
   np.testing.assert_allclose(served["out"].numpy(), predicted, rtol=1e-5)
 
 
+@pytest.mark.parametrize("fmt", ["saver", "checkpoint"])
+def test_export_before_training_uses_the_keras_checkpoint(tmp_path, fmt):
+  # As the Estimator: no checkpoint in model_dir, so the warm-start one
+  # (model_dir/keras) is exported: the converted model serves as is.
+  model = _model()
+  expected = model.predict(X[:3])  # the model is not usable once converted
+  est = tf.keras.estimator.model_to_estimator(
+      keras_model=model, model_dir=str(tmp_path / "m"), checkpoint_format=fmt)
+
+  def receiver():
+    return estimator_compat.export.build_raw_serving_input_receiver_fn(
+        {"h_input": tf.compat.v1.placeholder(tf.float32, [None, 4])})()
+
+  path = est.export_saved_model(str(tmp_path / "export"), receiver)
+  served = tf.saved_model.load(path.decode()).signatures["serving_default"](
+      h_input=tf.constant(X[:3]))
+  np.testing.assert_allclose(served["out"].numpy(), expected, rtol=1e-5)
+
+
 def test_explicit_function_engine_names_the_graph_engine(tmp_path,
                                                          monkeypatch):
   monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
