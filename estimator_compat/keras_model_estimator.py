@@ -21,12 +21,15 @@ from estimator_compat import front_checks
 from estimator_compat import tf_logging as logging
 from estimator_compat.estimator import Estimator
 from estimator_compat.keras_model_estimator_fn import (GLOBAL_STEP_EDGE,
+                                                       FormattedKeyError,
                                                        clone_in_graph,
                                                        keras_model_fn)
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.run_config import RunConfig, default_session_config
 
 _CHECKPOINT_NAME = "keras_model.ckpt"
+# keras_lib's public names (tests catch FormattedKeyError by that path).
+__all__ = ["FormattedKeyError", "model_to_estimator"]
 
 
 def _config_with_model_dir(config: Optional[RunConfig],

@@ -74,7 +74,8 @@ MODULES: Tuple[ModulePath, ...] = (
                ("EstimatorSpec", "LOSS_METRIC_KEY", "ModeKeys")),
     ModulePath("mode_keys", "estimator_compat", ("ModeKeys",)),
     ModulePath("run_config", "estimator_compat.run_config",
-               ("RunConfig", "TaskType")),
+               ("RunConfig", "TaskType",
+                "get_default_session_config=default_session_config")),
     ModulePath("training", "estimator_compat",
                ("EvalSpec", "TrainSpec", "train_and_evaluate")),
     ModulePath("exporter", "estimator_compat",
@@ -112,9 +113,12 @@ MODULES: Tuple[ModulePath, ...] = (
                 "TPUEstimator", "TPUEstimatorSpec")),
     ModulePath("tpu.tpu_config", "estimator_compat.tpu.tpu_config",
                ("InputPipelineConfig", "RunConfig", "TPUConfig")),
+    ModulePath("tpu.util", "estimator_compat.tpu.tpu_config",
+               ("check_positive_integer", "parse_iterations_per_loop")),
     # tf-keras's tf.keras.estimator.model_to_estimator calls this module's.
     ModulePath("keras_lib", "estimator_compat.keras_model_estimator",
-               ("model_to_estimator",)),
+               ("model_to_estimator",
+                "FormattedKeyError")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):

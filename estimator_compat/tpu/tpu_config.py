@@ -15,6 +15,7 @@ import os
 import re
 from typing import Any, NamedTuple, Optional
 
+import numpy as np
 import tensorflow as tf
 
 from estimator_compat import run_config as run_config_lib
@@ -34,29 +35,33 @@ def parse_iterations_per_loop(value: Any) -> IterationsPerLoop:
   """Parses `iterations_per_loop`: a positive int, or 'Ns' / 'Nm' / 'Nh'.
 
   Raises:
-    ValueError: anything else, as the real TPUConfig raised it.
+    ValueError: anything else, in the real TPUConfig's words.
   """
-  if isinstance(value, int) and not isinstance(value, bool):
-    if value <= 0:
-      raise ValueError(
-          f"iterations_per_loop must be positive, got {value!r}. Fix: a "
-          "step count >= 1, or a duration such as '300s'.")
-    return IterationsPerLoop(value, "count")
-  match = _ITERATIONS.match(str(value)) if isinstance(value, str) else None
-  if match is None or int(match.group(1)) <= 0:
+  match = _ITERATIONS.match(str(value))
+  if isinstance(value, bool) or match is None or int(match.group(1)) <= 0:
     raise ValueError(
-        f"Invalid TPUConfig `iterations_per_loop` value: {value!r}. Fix: a "
-        "positive integer (steps) or a positive duration such as '300s', "
-        "'10m' or '1h'.")
+        "Invalid TPUConfig `iterations_per_loop` value. Value must be "
+        "positive integer value or time-based value `<N><s|m|h>` where <N> "
+        "is any positive integer and `s`, `m`, `h` are unit of time in "
+        f"seconds, minutes, hours respectively. Got {value!r}. Fix: e.g. "
+        "100, '3600s', '60m' or '1h'.")
   if match.group(2) is None:
     return IterationsPerLoop(int(match.group(1)), "count")
   return IterationsPerLoop(int(match.group(1)) * _UNIT_SECONDS[match.group(2)],
                            "seconds")
 
 
-def _check_positive_integer(value: Any, name: str) -> None:
-  if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-    raise ValueError(f"{name} must be positive integer; got {value}.")
+def check_positive_integer(value: Any, name: str) -> None:
+  """Raises unless `value` is an integer > 0.
+
+  Raises:
+    TypeError: not an integer.
+    ValueError: not positive.
+  """
+  if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+    raise TypeError(f"{name} must be int, got {type(value)}")
+  if value <= 0:
+    raise ValueError(f"{name} must be positive, got {value}")
 
 
 class InputPipelineConfig:
@@ -110,7 +115,7 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_FIELDS)):
     """
     parse_iterations_per_loop(iterations_per_loop)
     if num_shards is not None:
-      _check_positive_integer(num_shards, "TPUConfig num_shards")
+      check_positive_integer(num_shards, "TPUConfig num_shards")
     if input_partition_dims is not None:
       if len(input_partition_dims) not in (1, 2):
         raise ValueError(
@@ -137,7 +142,7 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_FIELDS)):
     elif per_host_input_for_training is True:
       per_host_input_for_training = InputPipelineConfig.PER_HOST_V1
     if initial_infeed_sleep_secs:
-      _check_positive_integer(initial_infeed_sleep_secs,
+      check_positive_integer(initial_infeed_sleep_secs,
                               "TPUConfig initial_infeed_sleep_secs")
     tpu_job_name = tpu_job_name or _tpu_job_name_from_tf_config()
     return super().__new__(
