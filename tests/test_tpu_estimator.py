@@ -7,6 +7,7 @@ golden (tests/golden_programs/tpu_bert.py) compares the numbers.
 """
 
 import glob
+import json
 import logging
 import os
 
@@ -333,3 +334,12 @@ def test_cross_shard_optimizer_is_tensorflows_own():
   optimizer = tf.compat.v1.tpu.CrossShardOptimizer(
       tf.compat.v1.train.GradientDescentOptimizer(0.1))
   assert type(optimizer).__module__.startswith("tensorflow.")
+
+
+def test_no_between_graph_session_config_in_a_cluster(monkeypatch):
+  # As the real tpu.RunConfig: TF_CONFIG's cluster gives no device filters.
+  monkeypatch.setenv("TF_CONFIG", json.dumps({
+      "cluster": {"chief": ["host3:3"], "worker": ["host3:4"]},
+      "task": {"type": "chief", "index": 0}}))
+  assert tpu.RunConfig().session_config is None
+  assert estimator_compat.RunConfig().session_config is not None

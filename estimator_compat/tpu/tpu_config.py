@@ -192,6 +192,10 @@ class RunConfig(run_config_lib.RunConfig):
     if not self._steps_per_loop_given:
       kwargs["steps_per_loop"] = _loop_steps(tpu_config)
     super().__init__(**kwargs)
+    if kwargs.get("session_config") is None:
+      # The real tpu.RunConfig kept no between-graph session config for a
+      # cluster (a ClusterResolver's cluster_def is added below instead).
+      self._session_config = None
     self._tpu_config = tpu_config
     self._cluster = cluster
     if master is not None:
