@@ -88,6 +88,26 @@ def _legacy_optimizer(model: tf.keras.Model) -> None:
             model.optimizer))
 
 
+def _weights_initialized(model: tf.keras.Model) -> bool:
+  """True once the model's weights hold values (always when eager)."""
+  if tf.compat.v1.executing_eagerly_outside_functions():
+    return True
+  return any(hasattr(weight, "_keras_initialized")
+             for layer in model.layers for weight in layer.weights)
+
+
+def _use_session_config(model: tf.keras.Model, config: RunConfig) -> None:
+  """A model built in a TF1 graph gets a Keras session with session_config."""
+  if _weights_initialized(model):
+    if config.session_config.HasField("gpu_options"):
+      logging.warning(
+          "The Keras backend session has already been set. The "
+          "_session_config passed to model_to_estimator will not be used.")
+    return
+  tf.compat.v1.keras.backend.set_session(
+      tf.compat.v1.Session(config=config.session_config))
+
+
 def _optimizer_config(model: tf.keras.Model) -> Any:
   try:
     if isinstance(model.optimizer, (tuple, list)):
@@ -104,7 +124,7 @@ def _write_first_checkpoint(model: tf.keras.Model, custom_objects: Any,
   existing = tf.train.latest_checkpoint(keras_dir)
   if existing:
     return existing
-  weights = model.get_weights()
+  weights = model.get_weights() if _weights_initialized(model) else None
   tf.io.gfile.makedirs(keras_dir)
   path = os.path.join(keras_dir, _CHECKPOINT_NAME)
   with tf.Graph().as_default():
@@ -202,6 +222,7 @@ def model_to_estimator(keras_model: Optional[tf.keras.Model] = None,
   model_fn = keras_model_fn(keras_model, custom_objects, object_format,
                             metric_names_map, export_outputs,
                             _optimizer_config(keras_model))
+  _use_session_config(keras_model, config)
   warm_start = None
   if keras_model._is_graph_network and config.is_chief:  # pylint: disable=protected-access
     warm_start = _write_first_checkpoint(keras_model, custom_objects, config,

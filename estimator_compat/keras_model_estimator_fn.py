@@ -212,9 +212,9 @@ def _export_outputs(model: tf.keras.Model, predictions: Dict[str, Any],
   if unknown:
     raise FormattedKeyError(
         "export_outputs names outputs the keras model does not have."
-        f"\n\tModel outputs: {set(model.output_names)}"
+        f"\n\tExpected keys: {set(model.output_names)}"
         f"\n\texport_outputs keys: {set(export_outputs)}"
-        f"\n\tUnknown keys: {unknown}"
+        f"\n\tMissed keys: {unknown}"
         "\nFix: key export_outputs by the model's output names.")
   for key, output_class in export_outputs.items():
     outputs[key] = output_class(predictions[key])
