@@ -33,7 +33,8 @@ ROOT = os.path.dirname(TOOLS)
 TEST_DIR = os.path.join("tensorflow_estimator", "python", "estimator")
 TEST_FILES = ("estimator_test.py", "model_fn_test.py", "run_config_test.py",
               "training_test.py", "hooks/hooks_test.py",
-              "export/export_test.py")
+              "export/export_test.py", "keras_test.py",
+              "tpu/tpu_config_test.py")
 REFERENCE_FILE = os.path.join(TOOLS, "conformance_reference_passing.txt")
 EXCLUSIONS_FILE = os.path.join(TOOLS, "conformance_exclusions.txt")
 TAG = "v2.15.0"
