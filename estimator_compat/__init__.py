@@ -69,6 +69,7 @@ _PUBLIC = {
     "experimental": "estimator_compat.experimental",
     "export": "estimator_compat.export",
     "inputs": "estimator_compat.inputs",
+    "tpu": "estimator_compat.tpu",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -1,7 +1,7 @@
 """One place that calls the legacy input_fn and model_fn for a mode."""
 
 import dataclasses
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 import tensorflow as tf
 
@@ -14,14 +14,32 @@ from estimator_compat.spec import EstimatorSpec
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
 
+class CallParams(Protocol):
+  """The params one call of input_fn or model_fn gets, when they vary.
+
+  TPUEstimator passes a different `params['batch_size']` in each mode.
+  """
+
+  def for_input_fn(self, params: dict, mode: str,
+                   input_fn: Callable[..., Any]) -> dict:
+    """The params for a call of `input_fn` in `mode` (may refuse it)."""
+
+  def for_model_fn(self, params: dict, mode: str, exporting: bool) -> dict:
+    """The params for a call of model_fn in `mode` (`exporting`: export)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class ModelSetup:
-  """What every engine needs to build a model: fixed for an Estimator."""
+  """What every engine needs to build a model: fixed for an Estimator.
+
+  `call_params`, when set, gives the params of each call (else `params`).
+  """
   model_fn: Callable[..., Any]
   model_dir: str
   config: RunConfig
   params: dict
   warm_start: Optional[Any] = None
+  call_params: Optional[CallParams] = None
 
 
 def check_model_fn(model_fn: Callable[..., Any],
@@ -78,9 +96,12 @@ def invoke_input_fn(setup: ModelSetup, input_fn: Callable[..., Any],
         f"input_fn must be a callable that returns the input, got "
         f"{type(input_fn).__name__}. Fix: pass the function itself, not its "
         "result (input_fn=train_input_fn, not train_input_fn()).")
+  params = setup.params
+  if setup.call_params is not None:
+    params = setup.call_params.for_input_fn(params, mode, input_fn)
   with tf.device("/cpu:0"):
     result = call_with_declared_args(
-        input_fn, {"mode": mode, "params": setup.params, "config": setup.config,
+        input_fn, {"mode": mode, "params": params, "config": setup.config,
                    "input_context": input_context})
   if isinstance(result, (tuple, list)) and len(result) != 2:
     raise ValueError(
@@ -99,8 +120,10 @@ def call_input_fn(setup: ModelSetup, input_fn: Callable[..., Any], mode: str):
 
 
 def call_model_fn(setup: ModelSetup, features: Any, labels: Any,
-                  mode: str) -> EstimatorSpec:
+                  mode: str, exporting: bool = False) -> EstimatorSpec:
   """Calls model_fn and checks that it returned an EstimatorSpec.
+
+  `exporting` is True when the call builds a graph for export_saved_model.
 
   A spec built with `mode=None` (the Estimator accepted one) is validated
   again for the mode model_fn was called in, and carries that mode.
@@ -115,10 +138,13 @@ def call_model_fn(setup: ModelSetup, features: Any, labels: Any,
         "model_fn does not take labels, but input_fn returns labels. Fix: "
         "add `labels` to the model_fn signature, or return features only "
         "from input_fn.")
+  params = setup.params
+  if setup.call_params is not None:
+    params = setup.call_params.for_model_fn(params, mode, exporting)
   logging.info("Calling model_fn.")
   spec = call_with_declared_args(
       setup.model_fn, {"features": features, "labels": labels, "mode": mode,
-                       "params": setup.params, "config": setup.config})
+                       "params": params, "config": setup.config})
   if not isinstance(spec, EstimatorSpec):
     raise ValueError(
         "model_fn should return an EstimatorSpec. It returned "

@@ -6,10 +6,9 @@ and then use `model_fn_lib.EstimatorSpec`. `register()` puts one real module
 object per such path into `sys.modules`, holding only the public names that
 estimator_compat implements. A name we do not implement is absent, so it
 fails as it would on an install without it: `AttributeError`, or
-`ImportError` for `from ... import name`. Modules we have nothing for (e.g.
-`canned.dnn`, `keras_lib`) are not registered: importing them raises
-`ModuleNotFoundError`, which is what tf-keras's `model_to_estimator` expects
-when the Estimator lacks it.
+`ImportError` for `from ... import name`. Modules we have nothing for are
+not registered: importing them raises `ModuleNotFoundError`. `keras_lib` is
+registered: tf-keras's `tf.keras.estimator.model_to_estimator` imports it.
 """
 
 import importlib
@@ -75,7 +74,8 @@ MODULES: Tuple[ModulePath, ...] = (
                 "ModeKeys", "call_logit_fn=logit_fn.call_logit_fn")),
     ModulePath("mode_keys", "estimator_compat", ("ModeKeys",)),
     ModulePath("run_config", "estimator_compat.run_config",
-               ("RunConfig", "TaskType")),
+               ("RunConfig", "TaskType",
+                "get_default_session_config=default_session_config")),
     ModulePath("training", "estimator_compat",
                ("EvalSpec", "TrainSpec", "train_and_evaluate")),
     ModulePath("exporter", "estimator_compat",
@@ -135,6 +135,18 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("head.regression_head", "estimator_compat.head",
                ("LogisticRegressionHead", "PoissonRegressionHead",
                 "RegressionHead")),
+    ModulePath("tpu", "estimator_compat.tpu", ()),
+    ModulePath("tpu.tpu_estimator", "estimator_compat.tpu.tpu_estimator",
+               ("ExamplesPerSecondHook", "ExportSavedModelApiVersion",
+                "TPUEstimator", "TPUEstimatorSpec")),
+    ModulePath("tpu.tpu_config", "estimator_compat.tpu.tpu_config",
+               ("InputPipelineConfig", "RunConfig", "TPUConfig")),
+    ModulePath("tpu.util", "estimator_compat.tpu.tpu_config",
+               ("check_positive_integer", "parse_iterations_per_loop")),
+    # tf-keras's tf.keras.estimator.model_to_estimator calls this module's.
+    ModulePath("keras_lib", "estimator_compat.keras_model_estimator",
+               ("model_to_estimator",
+                "FormattedKeyError")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):
@@ -148,7 +160,7 @@ API_ALIASES: Tuple[str, ...] = (
 # `tensorflow_estimator.estimator` was the TF1 namespace in TF 2.15 too.
 V1_ALIASES: Tuple[str, ...] = (ROOT + ".estimator",
                                BASE + ".api._v1.estimator")
-API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs")
+API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs", "tpu")
 
 
 def _missing_name(module_name: str):

@@ -290,6 +290,14 @@ class RunConfig:
   max_shards = property(lambda self: self._max_shards)
 
   @property
+  def steps_per_loop_required(self) -> bool:
+    """True when steps_per_loop > 1 must be honoured (the graph engine,
+    which runs one step per session call, then refuses the call). A
+    subclass may make it a hint the graph engine ignores (tpu.RunConfig's
+    iterations_per_loop)."""
+    return self._steps_per_loop != 1
+
+  @property
   def engine(self) -> str:
     """The engine that runs each mode (an extension of the legacy API)."""
     return resolve_engine_name(self._engine)

@@ -34,6 +34,7 @@ TEST_DIR = os.path.join("tensorflow_estimator", "python", "estimator")
 TEST_FILES = ("estimator_test.py", "model_fn_test.py", "run_config_test.py",
               "training_test.py", "hooks/hooks_test.py",
               "export/export_test.py", "early_stopping_test.py",
+              "keras_test.py", "tpu/tpu_config_test.py",
               "head/base_head_test.py",
               "head/binary_class_head_test.py",
               "head/multi_class_head_test.py", "head/multi_head_test.py",

@@ -42,7 +42,8 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
           "tf.estimator.export.ServingInputReceiver(features, "
           "receiver_tensors).")
     spec = call_model_fn(setup, receiver.features,
-                         getattr(receiver, "labels", None), mode)
+                         getattr(receiver, "labels", None), mode,
+                         exporting=True)
     try:
       export_outputs = export_utils.export_outputs_for_mode(
           mode=spec.mode, serving_export_outputs=spec.export_outputs,
@@ -94,6 +95,11 @@ def export_all_saved_models(setup: ModelSetup, export_dir_base: str,
     raise ValueError(f"Unknown mode(s) {unknown}; use tf.estimator.ModeKeys.")
   checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                       setup.model_dir)
+  if not checkpoint_path and setup.warm_start:
+    # As the Estimator: an untrained model exports its warm-start checkpoint.
+    checkpoint_path = setup.warm_start.ckpt_to_initialize_from
+    if tf.io.gfile.isdir(checkpoint_path):
+      checkpoint_path = tf.train.latest_checkpoint(checkpoint_path)
   if not checkpoint_path:
     raise ValueError(
         f"Couldn't find trained model at {setup.model_dir}. Fix: train the "

@@ -1,0 +1,258 @@
+"""`tf.compat.v1.estimator.tpu` configuration: TPUConfig and its RunConfig.
+
+Every field of the real classes is accepted and validated by the same
+rules, so a TPU program's configuration runs unchanged; on CPU/GPU
+(`TPUEstimator(use_tpu=False)`) most TPU fields have nothing to do.
+`iterations_per_loop` (a step count) becomes the function engine's
+`steps_per_loop`: that many steps per call, hooks once per call, as a TPU
+ran them; the graph engine, which runs one step per session call as the
+Estimator did on CPU, ignores it.
+"""
+
+import collections
+import json
+import os
+import re
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+import tensorflow as tf
+
+from estimator_compat import run_config as run_config_lib
+from estimator_compat import tf_logging as logging
+
+_ITERATIONS = re.compile(r"^(\d+)([smh])?$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+class IterationsPerLoop(NamedTuple):
+  """A parsed `iterations_per_loop`: a step count or a duration."""
+  value: int
+  unit: str  # "count" or "seconds"
+
+
+def parse_iterations_per_loop(value: Any) -> IterationsPerLoop:
+  """Parses `iterations_per_loop`: a positive int, or 'Ns' / 'Nm' / 'Nh'.
+
+  Raises:
+    ValueError: anything else, in the real TPUConfig's words.
+  """
+  match = _ITERATIONS.match(str(value))
+  if isinstance(value, bool) or match is None or int(match.group(1)) <= 0:
+    raise ValueError(
+        "Invalid TPUConfig `iterations_per_loop` value. Value must be "
+        "positive integer value or time-based value `<N><s|m|h>` where <N> "
+        "is any positive integer and `s`, `m`, `h` are unit of time in "
+        f"seconds, minutes, hours respectively. Got {value!r}. Fix: e.g. "
+        "100, '3600s', '60m' or '1h'.")
+  if match.group(2) is None:
+    return IterationsPerLoop(int(match.group(1)), "count")
+  return IterationsPerLoop(int(match.group(1)) * _UNIT_SECONDS[match.group(2)],
+                           "seconds")
+
+
+def check_positive_integer(value: Any, name: str) -> None:
+  """Raises unless `value` is an integer > 0.
+
+  Raises:
+    TypeError: not an integer.
+    ValueError: not positive.
+  """
+  if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+    raise TypeError(f"{name} must be int, got {type(value)}")
+  if value <= 0:
+    raise ValueError(f"{name} must be positive, got {value}")
+
+
+class InputPipelineConfig:
+  """How a TPU input pipeline was deployed (constants only)."""
+  PER_SHARD_V1 = 1
+  PER_HOST_V1 = 2
+  PER_HOST_V2 = 3
+  BROADCAST = 4
+  SLICED = 5
+
+
+_TPU_FIELDS = (
+    "iterations_per_loop", "num_shards", "num_cores_per_replica",
+    "per_host_input_for_training", "tpu_job_name", "initial_infeed_sleep_secs",
+    "input_partition_dims", "eval_training_input_configuration",
+    "experimental_host_call_every_n_steps",
+    "experimental_allow_per_host_v2_parallel_get_next",
+    "experimental_feed_hook")
+
+
+def _tpu_job_name_from_tf_config() -> Optional[str]:
+  """TF_CONFIG's service.tpu_worker_job_name, as the real TPUConfig read it."""
+  tf_config = json.loads(os.environ.get("TF_CONFIG", "{}"))
+  return tf_config.get("service", {}).get("tpu_worker_job_name")
+
+
+class TPUConfig(collections.namedtuple("TPUConfig", _TPU_FIELDS)):
+  """TPU settings of a `tpu.RunConfig`: the real TPUConfig's fields.
+
+  See the module docstring for what `iterations_per_loop` does here; the
+  other fields describe TPU hardware and are only validated.
+  """
+
+  def __new__(cls,
+              iterations_per_loop: Any = 2,
+              num_shards: Optional[int] = None,
+              num_cores_per_replica: Optional[int] = None,
+              per_host_input_for_training: Any = True,
+              tpu_job_name: Optional[str] = None,
+              initial_infeed_sleep_secs: Optional[int] = None,
+              input_partition_dims: Any = None,
+              eval_training_input_configuration: int = (
+                  InputPipelineConfig.PER_HOST_V1),
+              experimental_host_call_every_n_steps: int = 1,
+              experimental_allow_per_host_v2_parallel_get_next: bool = False,
+              experimental_feed_hook: Any = None) -> "TPUConfig":
+    """Validates the fields as the real TPUConfig did.
+
+    Raises:
+      ValueError: an invalid field.
+    """
+    parse_iterations_per_loop(iterations_per_loop)
+    if num_shards is not None:
+      check_positive_integer(num_shards, "TPUConfig num_shards")
+    if input_partition_dims is not None:
+      if len(input_partition_dims) not in (1, 2):
+        raise ValueError(
+            "input_partition_dims must be a list/tuple with one or two "
+            "elements.")
+      if per_host_input_for_training is not InputPipelineConfig.PER_HOST_V2:
+        raise ValueError(
+            "input_partition_dims is only supported in PER_HOST_V2 mode.")
+      if num_cores_per_replica is None:
+        raise ValueError(
+            "input_partition_dims requires setting num_cores_per_replica.")
+    if num_cores_per_replica is not None and num_cores_per_replica not in (
+        1, 2, 4, 8, 16, 32, 64, 128):
+      raise ValueError(
+          "num_cores_per_replica must be 1, 2, 4, 8, 16, 32, 64, 128; got "
+          f"{num_cores_per_replica}")
+    if eval_training_input_configuration not in (
+        InputPipelineConfig.PER_HOST_V1, InputPipelineConfig.SLICED):
+      raise ValueError(
+          "eval_training_input_configuration must be PER_HOST_V1 or SLICED; "
+          f"got {eval_training_input_configuration}")
+    if per_host_input_for_training is False:
+      per_host_input_for_training = InputPipelineConfig.PER_SHARD_V1
+    elif per_host_input_for_training is True:
+      per_host_input_for_training = InputPipelineConfig.PER_HOST_V1
+    if initial_infeed_sleep_secs:
+      check_positive_integer(initial_infeed_sleep_secs,
+                              "TPUConfig initial_infeed_sleep_secs")
+    tpu_job_name = tpu_job_name or _tpu_job_name_from_tf_config()
+    return super().__new__(
+        cls, iterations_per_loop, num_shards, num_cores_per_replica,
+        per_host_input_for_training, tpu_job_name, initial_infeed_sleep_secs,
+        input_partition_dims, eval_training_input_configuration,
+        experimental_host_call_every_n_steps,
+        experimental_allow_per_host_v2_parallel_get_next,
+        experimental_feed_hook)
+
+
+def _loop_steps(tpu_config: TPUConfig) -> int:
+  """The function engine's steps_per_loop for `tpu_config`."""
+  parsed = parse_iterations_per_loop(tpu_config.iterations_per_loop)
+  return parsed.value if parsed.unit == "count" else 1
+
+
+class RunConfig(run_config_lib.RunConfig):
+  """A RunConfig with TPU settings: the real `tpu.RunConfig`'s arguments.
+
+  `steps_per_loop` (ours) defaults to `tpu_config.iterations_per_loop`
+  (when a step count), as a hint the graph engine ignores; passing it
+  explicitly makes it the base RunConfig's setting.
+  """
+
+  def __init__(self,
+               tpu_config: Optional[TPUConfig] = None,
+               evaluation_master: Optional[str] = None,
+               master: Optional[str] = None,
+               cluster: Any = None,
+               **kwargs: Any):
+    """Builds the config.
+
+    Args:
+      tpu_config: a TPUConfig (default: TPUConfig()).
+      evaluation_master: address of the evaluation master (recorded).
+      master: address of the training master (recorded).
+      cluster: a ClusterResolver; its master and cluster spec are recorded.
+      **kwargs: the base RunConfig's arguments.
+
+    Raises:
+      ValueError: both `master` and `cluster`, or a ClusterResolver with a
+        session_config that already has a cluster_def.
+    """
+    tpu_config = tpu_config or TPUConfig()
+    self._steps_per_loop_given = "steps_per_loop" in kwargs
+    if not self._steps_per_loop_given:
+      kwargs["steps_per_loop"] = _loop_steps(tpu_config)
+    super().__init__(**kwargs)
+    if kwargs.get("session_config") is None:
+      # The real tpu.RunConfig kept no between-graph session config for a
+      # cluster (a ClusterResolver's cluster_def is added below instead).
+      self._session_config = None
+    self._tpu_config = tpu_config
+    self._cluster = cluster
+    if master is not None:
+      if cluster is not None:
+        raise ValueError(
+            "Both master and cluster are set. Fix: pass only one of them.")
+      self._master = master
+    elif cluster:
+      self._master = cluster.master()
+    if evaluation_master is not None:
+      self._evaluation_master = evaluation_master
+    elif not self._evaluation_master and self.task_type != "evaluator":
+      self._evaluation_master = self._master
+    if cluster:
+      self._set_cluster(cluster)
+
+  def _set_cluster(self, cluster: Any) -> None:
+    """Records a ClusterResolver's cluster spec in the session config."""
+    self._cluster_spec = cluster.cluster_spec()
+    if self._session_config is None:
+      self._session_config = tf.compat.v1.ConfigProto(
+          allow_soft_placement=True, isolate_session_state=True)
+    if self._session_config.HasField("cluster_def"):
+      raise ValueError(
+          "You cannot provide a ClusterResolver and "
+          "session_config.cluster_def. Fix: drop one of them.")
+    if self._cluster_spec:
+      self._session_config.cluster_def.CopyFrom(
+          self._cluster_spec.as_cluster_def())
+
+  tpu_config = property(lambda self: self._tpu_config)
+  cluster = property(lambda self: self._cluster)
+
+  @property
+  def steps_per_loop_required(self) -> bool:
+    """Only an explicit steps_per_loop binds; iterations_per_loop hints."""
+    return self._steps_per_loop_given and self._steps_per_loop != 1
+
+  def replace(self, **kwargs: Any) -> "RunConfig":
+    """A copy with fields replaced; `tpu_config` may be replaced too."""
+    tpu_config = kwargs.pop("tpu_config", None)
+    if "steps_per_loop" in kwargs:
+      given = True
+    else:
+      given = self._steps_per_loop_given
+      if tpu_config is not None and not given:
+        kwargs["steps_per_loop"] = _loop_steps(tpu_config)
+    new = super().replace(**kwargs)
+    new._steps_per_loop_given = given  # pylint: disable=protected-access
+    if tpu_config is not None:
+      new._tpu_config = tpu_config  # pylint: disable=protected-access
+    return new
+
+
+def log_time_based_loop(tpu_config: TPUConfig) -> None:
+  """Says once that a time-based iterations_per_loop runs step by step."""
+  if parse_iterations_per_loop(tpu_config.iterations_per_loop).unit != "count":
+    logging.info(
+        "TPUConfig(iterations_per_loop=%r) is a duration: training runs one "
+        "step per call (steps_per_loop=1).", tpu_config.iterations_per_loop)
