@@ -117,10 +117,11 @@ def _validate(config: "RunConfig") -> None:
       raise ValueError(f"{message} Fix: {fix} (got {value!r}).")
   resolve_engine_name(config._engine)  # pylint: disable=protected-access
   steps_per_loop = config._steps_per_loop  # pylint: disable=protected-access
-  if not _is_int(steps_per_loop) or steps_per_loop < 1:
+  if steps_per_loop is not None and (
+      not _is_int(steps_per_loop) or steps_per_loop < 1):
     raise ValueError(
-        f"RunConfig: steps_per_loop must be an integer >= 1, got "
-        f"{steps_per_loop!r}.")
+        f"RunConfig: steps_per_loop must be an integer >= 1 or None "
+        f"(automatic), got {steps_per_loop!r}.")
   for name in ("min_shard_bytes", "max_shards"):
     value = getattr(config, "_" + name)
     if value is not None and (not _is_int(value) or value < 1):
@@ -186,7 +187,7 @@ class RunConfig:
                session_creation_timeout_secs: int = 7200,
                checkpoint_save_graph_def: bool = True,
                engine: Optional[str] = None,
-               steps_per_loop: int = 1,
+               steps_per_loop: Optional[int] = None,
                min_shard_bytes: Optional[int] = None,
                max_shards: Optional[int] = None):
     """Builds a RunConfig; see the class docstring.
@@ -195,6 +196,10 @@ class RunConfig:
       engine: "graph" or "function" for every mode; None means
         $ESTIMATOR_COMPAT_ENGINE, else the default.
       steps_per_loop: training steps per function call (function engine).
+        None (the default): as many as run before the next step at which a
+        hook, summary, log line or checkpoint must observe one, with results
+        identical to 1 (one step per call); N: N steps per call, hooks and
+        cadences checked once per call.
       min_shard_bytes: variable partitioning under parameter-server training
         (tf.distribute.experimental.partitioners.MinSizePartitioner).
       max_shards: the same partitioner's maximum number of shards.

@@ -59,10 +59,13 @@ flags.DEFINE_enum("engine", None, ["function", "graph"],
                   "How each mode runs: 'function' (tf.function step functions, "
                   "the default) or 'graph' (TF1 graph + session). Default: "
                   "$ESTIMATOR_COMPAT_ENGINE, else function.")
-flags.DEFINE_integer("steps_per_loop", 1,
+flags.DEFINE_integer("steps_per_loop", None,
                      "Training steps per function call (function engine). "
-                     "Hooks, logging and checkpoint/summary cadence are "
-                     "checked once per call.", lower_bound=1)
+                     "Default: automatic (every step up to the next one a "
+                     "hook, summary, log line or checkpoint observes; the "
+                     "same results as 1). N: hooks, logging and "
+                     "checkpoint/summary cadence are checked once per call.",
+                     lower_bound=1)
 flags.DEFINE_enum("strategy", None, ["default", "one_device", "mirrored",
                                       "multi_worker_mirrored",
                                       "parameter_server"],

@@ -77,7 +77,7 @@ def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
     raise UnsupportedOnFunctionEngine(
         f"{reason}; but {blocker}. Fix: drop one of the two (e.g. train on "
         "one device).") from error
-  if call == "train" and config.steps_per_loop != 1:
+  if call == "train" and config.steps_per_loop not in (None, 1):
     raise UnsupportedOnFunctionEngine(
         f"{reason}; but RunConfig(steps_per_loop={config.steps_per_loop}) "
         "needs the function engine. Fix: RunConfig(steps_per_loop=1).") from (

@@ -9,6 +9,7 @@ from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import variable_saver
@@ -131,11 +132,17 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
   hook_runner.after_create_session(_session(model))
+  cadence = None
+  if config.steps_per_loop is None and not strategies.is_multi_worker(
+      strategy):
+    # Workers would plan different calls (only the chief has some hooks).
+    cadence = HookCadence(hook_runner.hooks, model.spec.loss,
+                          hook_runner.session)
   return TrainingController(
       runner=SyncRunner(model, hook_runner.variables, global_step),
       hooks=SyncHooks(hook_runner, model.graph), checkpoints=writer,
       global_step=global_step, steps=steps, max_steps=max_steps,
-      steps_per_loop=config.steps_per_loop).run()
+      steps_per_loop=config.steps_per_loop, cadence=cadence).run()
 
 
 def model_read_name(graph: tf.Graph) -> str:

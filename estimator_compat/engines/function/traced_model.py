@@ -55,6 +55,18 @@ def _nonempty_weight(features) -> tf.Tensor:
   return tf.cast(rows > 0, tf.float32)
 
 
+def quiet_function(python_function: Callable[..., Any]) -> Any:
+  """tf.function of a loop made once per call of a mode.
+
+  Each train() traces its loop once, by design; TensorFlow's warning about
+  frequent retracing (a log line the Estimator never printed) would appear
+  after a few train() calls.
+  """
+  function = tf.function(python_function)
+  function._omit_frequent_tracing_warning = True  # pylint: disable=protected-access
+  return function
+
+
 class TracedModel:
   """The model_fn of one mode, traced once, run by fetch set.
 
@@ -110,6 +122,7 @@ class TracedModel:
     self.graph = self._wrapped.graph
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
+    self._advance_loops: Dict[bool, Any] = {}
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
     self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
@@ -290,9 +303,51 @@ class TracedModel:
           plain()
         return fetching()
 
-      loop = tf.function(run_loop)
+      loop = quiet_function(run_loop)
       self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
+
+  def advance(self, num_steps: int, global_step: Any, step: int,
+              check_nan: bool) -> Tuple[int, bool, Any, bool]:
+    """Runs up to `num_steps` steps fetching what every step fetches.
+
+    In one call; after each step it checks that the step moved
+    `global_step` from `step` by exactly one more and (when `check_nan`)
+    that its loss is not NaN, and stops after the first that fails.
+
+    Returns:
+      (steps run, whether the last loss is NaN, the last loss, whether every
+      step moved global_step by one).
+
+    Raises:
+      tf.errors.OutOfRangeError: the input ended (the steps before it ran,
+        each moving global_step by one).
+    """
+    loop = self._advance_loops.get(check_nan)
+    if loop is None:
+      plain = self._function(())
+      loss_dtype = self._fetches[LOSS].dtype
+
+      def run_plain(n, start):
+        ran = tf.constant(0, tf.int64)
+        nan = tf.constant(False)
+        regular = tf.constant(True)
+        loss = tf.zeros([], loss_dtype)
+        while tf.logical_and(ran < n, tf.logical_and(
+            regular, tf.logical_not(nan))):
+          loss = tf.reshape(plain()[LOSS], [])
+          ran += 1
+          if check_nan:
+            nan = tf.math.is_nan(loss)
+          regular = tf.equal(
+              tf.cast(global_step.value(), tf.int64), start + ran)
+        return ran, nan, loss, regular
+
+      loop = quiet_function(run_plain)
+      self._advance_loops[check_nan] = loop
+    ran, nan, loss, regular = loop(tf.constant(num_steps, tf.int64),
+                                   tf.constant(step, tf.int64))
+    return int(ran), bool(nan), loss.numpy(), bool(regular)
 
   def run_without_input(self, fetches: Dict[str, Any]) -> Dict[str, Any]:
     """Evaluates graph tensors that depend on variables only (no input).
