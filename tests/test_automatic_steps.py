@@ -17,6 +17,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat.engines.function.sync_runner import SyncRunner
+from estimator_compat.engines.function.traced_model import TracedModel
 from tests import models
 
 _train = tf.compat.v1.train
@@ -253,3 +254,47 @@ def test_steps_per_loop_none_is_the_default_and_the_graph_engine_takes_it(
   assert est.get_variable_value("global_step") == 7
   with pytest.raises(ValueError, match="integer >= 1 or None"):
     tfe.RunConfig(steps_per_loop=0)
+
+
+def _counting_fn(features, labels, mode, params):
+  """classifier_fn with a metric that counts the evaluated examples."""
+  spec = models.classifier_fn(features, labels, mode, params)
+  if mode != tfe.ModeKeys.EVAL:
+    return spec
+  metrics = dict(spec.eval_metric_ops)
+  metrics["examples"] = tf.compat.v1.metrics.mean(
+      tf.ones_like(labels, tf.float32), weights=None)
+  metrics["label_sum"] = tf.compat.v1.metrics.mean(
+      tf.cast(labels, tf.float32))
+  return spec._replace(eval_metric_ops=metrics)
+
+
+@pytest.mark.parametrize("steps,rows", [(5, 96), (None, 16 * 9 + 5),
+                                        (40, 16 * 9 + 5)])
+def test_evaluation_batches_many_steps_per_call_with_the_same_metrics(
+    tmp_path, monkeypatch, steps, rows):
+  calls = []
+  repeat = TracedModel.repeat
+
+  def counted(self, num_steps):
+    calls.append(num_steps)
+    return repeat(self, num_steps)
+
+  monkeypatch.setattr(TracedModel, "repeat", counted)
+  results = {}
+  for spl in (None, 1):
+    est = models.estimator(tmp_path, model_fn=_counting_fn,
+                           engine="function", steps_per_loop=spl)
+    if spl is None:
+      est.train(models.input_fn(), steps=3)
+    logged = []
+    hook = _train.LoggingTensorHook({"step": "global_step"}, every_n_iter=4,
+                                    formatter=lambda v, out=logged: str(
+                                        out.append(dict(v))))
+    results[spl] = est.evaluate(
+        models.input_fn(num_epochs=1, rows=rows), steps=steps, hooks=[hook])
+    results[spl]["logged"] = len(logged)
+  assert max(calls) > 1
+  assert results[None] == results[1]
+  batches = min(steps or 100, -(-rows // 16))
+  assert results[1]["logged"] == -(-batches // 4)

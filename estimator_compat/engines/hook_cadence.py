@@ -199,6 +199,15 @@ class HookCadence:
     """Whether a NanTensorHook watches the loss (then each step is checked)."""
     return any(isinstance(k, _NanTensor) for _, k in self._known)
 
+  @property
+  def counts_iterations_only(self) -> bool:
+    """No hook looks at the global step: fit for evaluation and prediction.
+
+    (Their steps do not move global_step; LoggingTensorHook counts its own
+    after_run calls.)
+    """
+    return all(type(k) in (_Known, _LoggingTensor) for _, k in self._known)
+
   def steps_to_next(self, step: int) -> Optional[int]:
     """Steps (>= 1) to run up to the next one a hook acts at; None: no limit.
 

@@ -1,5 +1,6 @@
 """train / evaluate / predict on the function engine (one call of a mode)."""
 
+import time
 from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
@@ -8,6 +9,7 @@ from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.controller import CallSizer
 from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import ps_training
@@ -64,11 +66,38 @@ def _steps(model: TracedModel, runner: HookRunner
     yield values
 
 
-def _run_steps(model: TracedModel, runner: HookRunner, after_step) -> None:
-  """Runs `_steps` until `after_step(values)` returns True."""
-  for values in _steps(model, runner):
-    if after_step(values):
-      break
+def _evaluation_steps(model: TracedModel, runner: HookRunner,
+                      steps: Optional[int],
+                      steps_per_loop: Optional[int]) -> None:
+  """Updates the metrics over `steps` batches or until the input ends.
+
+  With steps_per_loop None (automatic) and hooks that look at no step (or
+  count their own iterations), the batches no hook observes run many per
+  call: the same updates in the same order, the same number of batches.
+  """
+  cadence = HookCadence(runner.hooks, None, runner.session)
+  batched = steps_per_loop is None and cadence.counts_iterations_only
+  sizer = CallSizer()
+  done = 0
+  while not runner.stop_requested and (steps is None or done < steps):
+    if batched:
+      planned = sizer.limit()
+      for wanted in (cadence.steps_to_next(0),
+                     None if steps is None else steps - done):
+        if wanted is not None:
+          planned = min(planned, int(wanted))
+      if planned > 1:
+        cadence.skip(planned - 1)
+        started = time.monotonic()
+        try:
+          model.repeat(planned - 1)
+        except tf.errors.OutOfRangeError:
+          return
+        sizer.record(planned - 1, time.monotonic() - started)
+        done += planned - 1
+    if next(_steps(model, runner), None) is None:
+      return
+    done += 1
 
 
 def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
@@ -175,14 +204,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hook_holder["runner"]
   runner.after_create_session(_session(model))
-  done = {"n": 0}
-
-  def after_step(values):
-    del values
-    done["n"] += 1
-    return steps is not None and done["n"] >= steps
-
-  _run_steps(model, runner, after_step)
+  _evaluation_steps(model, runner, steps, setup.config.steps_per_loop)
   final = model.run_without_input(model.metric_values)
   runner.end()
   results = {key: tf.nest.map_structure(to_numpy, value)

@@ -307,6 +307,26 @@ class TracedModel:
       self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
 
+  def repeat(self, num_steps: int) -> None:
+    """Runs `num_steps` steps fetching only what every step fetches.
+
+    In one call (evaluation: the metric updates).
+
+    Raises:
+      tf.errors.OutOfRangeError: the input ended (the steps before it ran).
+    """
+    loop = self._loops.get("repeat")
+    if loop is None:
+      plain = self._function(())
+
+      def run_plain(n):
+        for _ in tf.range(n):
+          plain()
+
+      loop = quiet_function(run_plain)
+      self._loops["repeat"] = loop
+    loop(tf.constant(num_steps, tf.int64))
+
   def advance(self, num_steps: int, global_step: Any, step: int,
               check_nan: bool) -> Tuple[int, bool, Any, bool]:
     """Runs up to `num_steps` steps fetching what every step fetches.
