@@ -1,7 +1,8 @@
 """train / evaluate / predict on the function engine (one call of a mode)."""
 
 import time
-from typing import Any, Dict, Iterator, Optional, Sequence
+from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
+                    Tuple)
 
 import tensorflow as tf
 
@@ -39,6 +40,26 @@ class _StepCounterHook(StepCounterHook):
     self._global_step_tensor = tf.compat.v1.get_default_graph().get_tensor_by_name(
         model_read_name(tf.compat.v1.get_default_graph()))
     self._summary_tag = "global_step/sec"
+
+
+class HookedBuild:
+  """A TracedModel build_fn that also makes the call's HookRunner.
+
+  `build(spec)` returns (fetches, hooks); the hooks' begin() runs inside the
+  trace, where the tensors they look up or create belong, and `runner` then
+  holds them.
+  """
+
+  def __init__(self, build: Callable[[Any], Tuple[Dict[str, Any],
+                                                  List[Any]]]):
+    self._build = build
+    self.runner: Optional[HookRunner] = None
+
+  def __call__(self, spec: Any) -> Dict[str, Any]:
+    fetches, hooks = self._build(spec)
+    self.runner = HookRunner(hooks)
+    self.runner.begin()
+    return fetches
 
 
 def _session(model: TracedModel) -> EagerSession:
@@ -112,8 +133,6 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
                              saving_listeners=saving_listeners,
                              strategy=strategy)
   dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
-  hook_holder = {}
-
   def build(spec):
     scaffold_fields.check(spec.scaffold, "train")
     # The summary hooks share one cached writer per directory; made here,
@@ -148,12 +167,11 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     all_hooks += list(spec.training_hooks)
     if config.is_chief:
       all_hooks = list(spec.training_chief_hooks) + all_hooks
-    hook_holder["runner"] = HookRunner(all_hooks)
-    hook_holder["runner"].begin()
-    return {"__train_op__": spec.train_op}
+    return {"__train_op__": spec.train_op}, all_hooks
 
-  model = TracedModel(setup, ModeKeys.TRAIN, dataset, build, strategy)
-  hook_runner = hook_holder["runner"]
+  hooked = HookedBuild(build)
+  model = TracedModel(setup, ModeKeys.TRAIN, dataset, hooked, strategy)
+  hook_runner = hooked.runner
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
   variable_saver.restore_or_warm_start(
@@ -186,23 +204,19 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   strategy = strategies.for_evaluation(setup.config)
   dataset = make_input(setup, input_fn, ModeKeys.EVAL, strategy)
-  hook_holder = {}
-
   def build(spec):
     scaffold_fields.check(spec.scaffold, "evaluate")
-    runner = HookRunner(list(hooks) + list(spec.evaluation_hooks))
-    hook_holder["runner"] = runner
-    runner.begin()
-    return {}
+    return {}, list(hooks) + list(spec.evaluation_hooks)
 
-  model = TracedModel(setup, ModeKeys.EVAL, dataset, build, strategy,
+  hooked = HookedBuild(build)
+  model = TracedModel(setup, ModeKeys.EVAL, dataset, hooked, strategy,
                       metrics_fn=graph_engine.metric_ops)
   variables = model.capture.saveable_by_name()
   if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
                  "initialization to evaluate.", setup.model_dir)
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
-  runner = hook_holder["runner"]
+  runner = hooked.runner
   runner.after_create_session(_session(model))
   _evaluation_steps(model, runner, steps, setup.config.steps_per_loop)
   final = model.run_without_input(model.metric_values)
@@ -219,25 +233,23 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)
-  hook_holder = {}
-
   def build(spec):
     scaffold_fields.check(spec.scaffold, "predict")
     predictions = graph_engine._select_predictions(spec, predict_keys)  # pylint: disable=protected-access
-    runner = HookRunner(list(hooks) + list(spec.prediction_hooks))
-    hook_holder["runner"] = runner
-    runner.begin()
+    all_hooks = list(hooks) + list(spec.prediction_hooks)
     if isinstance(predictions, dict):
-      return {"prediction:" + k: v for k, v in predictions.items()}
-    return {"prediction": predictions}
+      return ({"prediction:" + k: v for k, v in predictions.items()},
+              all_hooks)
+    return {"prediction": predictions}, all_hooks
 
   features_spec = dataset.element_spec
   if isinstance(features_spec, tuple) and len(features_spec) == 2:
     dataset = dataset.map(lambda features, labels: features)
-  model = TracedModel(setup, ModeKeys.PREDICT, dataset, build)
+  hooked = HookedBuild(build)
+  model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked)
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
-  runner = hook_holder["runner"]
+  runner = hooked.runner
   runner.after_create_session(_session(model))
   for values in _steps(model, runner):
     if "prediction" in values:
