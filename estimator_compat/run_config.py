@@ -26,7 +26,7 @@ _LEGACY_FIELDS = (
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
     "checkpoint_save_graph_def")
 _FIELDS = _LEGACY_FIELDS + ("engine", "steps_per_loop", "min_shard_bytes",
-                            "max_shards")
+                            "max_shards", "jit_compile")
 _CLUSTER_FIELDS = ("service", "cluster_spec", "task_type", "task_id",
                    "global_id_in_cluster", "master", "evaluation_master",
                    "is_chief", "num_ps_replicas", "num_worker_replicas")
@@ -122,6 +122,10 @@ def _validate(config: "RunConfig") -> None:
     raise ValueError(
         f"RunConfig: steps_per_loop must be an integer >= 1 or None "
         f"(automatic), got {steps_per_loop!r}.")
+  if not isinstance(config._jit_compile, bool):  # pylint: disable=protected-access
+    raise ValueError(
+        f"RunConfig: jit_compile must be True or False, got "
+        f"{config._jit_compile!r}.")  # pylint: disable=protected-access
   for name in ("min_shard_bytes", "max_shards"):
     value = getattr(config, "_" + name)
     if value is not None and (not _is_int(value) or value < 1):
@@ -189,7 +193,8 @@ class RunConfig:
                engine: Optional[str] = None,
                steps_per_loop: Optional[int] = None,
                min_shard_bytes: Optional[int] = None,
-               max_shards: Optional[int] = None):
+               max_shards: Optional[int] = None,
+               jit_compile: bool = False):
     """Builds a RunConfig; see the class docstring.
 
     Args (beyond the Estimator's):
@@ -203,6 +208,9 @@ class RunConfig:
       min_shard_bytes: variable partitioning under parameter-server training
         (tf.distribute.experimental.partitioners.MinSizePartitioner).
       max_shards: the same partitioner's maximum number of shards.
+      jit_compile: compile the model's step functions with XLA (function
+        engine; the operations XLA supports, as tf.xla.experimental.jit_scope
+        marks them). Off by default.
 
     Raises:
       ValueError: a field or TF_CONFIG is invalid, or both save settings set.
@@ -242,6 +250,7 @@ class RunConfig:
     self._steps_per_loop = steps_per_loop
     self._min_shard_bytes = min_shard_bytes
     self._max_shards = max_shards
+    self._jit_compile = jit_compile
     _validate(self)
     cluster = ClusterInfo(tf_config)
     for name in _CLUSTER_FIELDS:
@@ -293,6 +302,7 @@ class RunConfig:
   steps_per_loop = property(lambda self: self._steps_per_loop)
   min_shard_bytes = property(lambda self: self._min_shard_bytes)
   max_shards = property(lambda self: self._max_shards)
+  jit_compile = property(lambda self: self._jit_compile)
 
   @property
   def engine(self) -> str:

@@ -166,12 +166,17 @@ class TracedModel:
           if isinstance(t, tf.Tensor)]
       features, labels = element if self._has_labels else (element, None)
       labels = labels if self._mode != ModeKeys.PREDICT else None
-      if strategy is None:
-        self.spec = call_model_fn(self._setup, features, labels, self._mode)
-        if self._metrics_fn is not None:
-          self.metric_values, self.metric_update = self._metrics_fn(self.spec)
-      else:
-        self.spec = self._call_on_replicas(strategy, features, labels)
+      # With jit_compile, the model's operations (not the input's, not the
+      # hooks') are marked for XLA, which compiles those it supports.
+      with (tf.xla.experimental.jit_scope(compile_ops=True)
+            if self._setup.config.jit_compile else contextlib.nullcontext()):
+        if strategy is None:
+          self.spec = call_model_fn(self._setup, features, labels, self._mode)
+          if self._metrics_fn is not None:
+            self.metric_values, self.metric_update = self._metrics_fn(
+                self.spec)
+        else:
+          self.spec = self._call_on_replicas(strategy, features, labels)
       fetches = dict(self._build_fn(self.spec))
       fetches[METRIC_UPDATE] = self.metric_update
       if self.spec.loss is not None:
