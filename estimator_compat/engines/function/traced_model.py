@@ -55,14 +55,15 @@ def _nonempty_weight(features) -> tf.Tensor:
   return tf.cast(rows > 0, tf.float32)
 
 
-def quiet_function(python_function: Callable[..., Any]) -> Any:
+def quiet_function(python_function: Callable[..., Any],
+                   autograph: bool = True) -> Any:
   """tf.function of a loop made once per call of a mode.
 
   Each train() traces its loop once, by design; TensorFlow's warning about
   frequent retracing (a log line the Estimator never printed) would appear
   after a few train() calls.
   """
-  function = tf.function(python_function)
+  function = tf.function(python_function, autograph=autograph)
   function._omit_frequent_tracing_warning = True  # pylint: disable=protected-access
   return function
 
@@ -354,21 +355,27 @@ class TracedModel:
       loss_dtype = self._fetches[LOSS].dtype
 
       def run_plain(n, start):
-        ran = tf.constant(0, tf.int64)
-        nan = tf.constant(False)
-        regular = tf.constant(True)
-        loss = tf.zeros([], loss_dtype)
-        while tf.logical_and(ran < n, tf.logical_and(
-            regular, tf.logical_not(nan))):
+
+        def going(ran, nan, regular, loss):
+          del loss
+          return tf.logical_and(ran < n, tf.logical_and(
+              regular, tf.logical_not(nan)))
+
+        def one_step(ran, nan, regular, loss):
+          del nan, regular, loss
           loss = tf.reshape(plain()[LOSS], [])
           ran += 1
-          if check_nan:
-            nan = tf.math.is_nan(loss)
-          regular = tf.equal(
-              tf.cast(global_step.value(), tf.int64), start + ran)
-        return ran, nan, loss, regular
+          nan = tf.math.is_nan(loss) if check_nan else tf.constant(False)
+          with tf.control_dependencies([loss]):
+            moved = tf.cast(global_step.value(), tf.int64)
+          return ran, nan, tf.equal(moved, start + ran), loss
 
-      loop = quiet_function(run_plain)
+        return tf.while_loop(
+            going, one_step,
+            (tf.constant(0, tf.int64), tf.constant(False), tf.constant(True),
+             tf.zeros([], loss_dtype)))
+
+      loop = quiet_function(run_plain, autograph=False)
       self._advance_loops[check_nan] = loop
     ran, nan, loss, regular = loop(tf.constant(num_steps, tf.int64),
                                    tf.constant(step, tf.int64))
