@@ -199,6 +199,18 @@ class StepReports:
       with tf.Graph().as_default():
         self._writer = tf.compat.v1.summary.FileWriterCache.get(summary_dir)
 
+  def steps_to_next(self, step: int) -> Optional[int]:
+    """Steps from `step` to the next one that logs or writes a summary."""
+    if self._calls == 0 and self._summary_every:
+      return 1  # The first call always writes the loss summary.
+    wanted = []
+    if self._log_every:
+      wanted.append(self._last_log[1] + self._log_every - step)
+    if self._summary_every:
+      wanted.append((step // self._summary_every + 1) * self._summary_every
+                    - step)
+    return max(1, min(wanted)) if wanted else None
+
   def count_call(self) -> None:
     """Counts a call (the first one always writes the loss summary)."""
     self._calls += 1
@@ -320,24 +332,31 @@ class TrainingController:
     guard = GlobalStepGuard(self._global_step)
     last_loss = None
     while (target is None or current < target) and not hooks.stop_requested:
-      if self._automatic and not guard.fixing:
-        planned = self._plan(current, target)
-        if planned > 1:
+      planned = self._steps_per_loop
+      if self._automatic:
+        planned = 1 if guard.fixing else self._plan(current, target)
+        if planned > 1 and hasattr(runner, "advance"):
           current, go_on, complete = self._advance(planned - 1, current,
                                                    guard)
           if not go_on:
             break
           if not complete:
             continue  # Stopped early: plan again from where it stopped.
+          planned = 1
+        # A runner that cannot `advance` runs the planned steps as one call
+        # whose last step the hooks see.
+        self._cadence.skip(planned - 1)
       keys = hooks.before_call()
       steps_left = None if target is None else target - current
-      num_steps = 1 if self._automatic else self._steps_per_loop
-      if steps_left is not None:
-        num_steps = min(num_steps, steps_left)
+      num_steps = planned if steps_left is None else min(planned, steps_left)
+      started = time.monotonic()
       run = runner.train(num_steps=num_steps, steps_left=steps_left,
                          fetches=keys)
       if run is None:
         break
+      if self._automatic and num_steps > 1:
+        self._sizer.record(run.steps, time.monotonic() - started)
+        self._cadence.skip(run.steps - num_steps)
       if run.loss is not None:
         last_loss = run.loss
       guard.after_call(current, run.steps)
@@ -371,7 +390,9 @@ class TrainingController:
     planned = self._sizer.limit()
     for wanted in (None if target is None else target - current,
                    self._cadence.steps_to_next(current),
-                   self._checkpoints.steps_to_next(current)):
+                   self._checkpoints.steps_to_next(current),
+                   None if self._reports is None else
+                   self._reports.steps_to_next(current)):
       if wanted is not None:
         planned = min(planned, int(wanted))
     return max(1, planned)
