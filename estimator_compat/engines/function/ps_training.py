@@ -15,6 +15,7 @@ the alternatives. A worker that dies is survived: the coordinator
 reschedules its closures on the others.
 """
 
+import contextlib
 from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
@@ -91,7 +92,11 @@ class _StepFunction:
           features, labels = element
         else:
           features, labels = element, None
-        loss = self._strategy.run(self._replica, args=(features, labels))
+        # With jit_compile, the model's operations are marked for XLA.
+        with (tf.xla.experimental.jit_scope(compile_ops=True)
+              if self._setup.config.jit_compile else
+              contextlib.nullcontext()):
+          loss = self._strategy.run(self._replica, args=(features, labels))
         return i + 1, tf.reshape(tf.cast(loss, tf.float32), [])
 
       # A non-finite loss ends the closure at its step (the controller then
