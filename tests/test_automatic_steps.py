@@ -140,11 +140,11 @@ def _run(model_dir, steps_per_loop, monkeypatch, input_fn=None,
   est = tfe.Estimator(
       _model_fn(str(model_dir), seen if own_hooks else None, base_fn),
       model_dir=str(model_dir),
-      config=tfe.RunConfig(
-          tf_random_seed=1, steps_per_loop=steps_per_loop,
-          save_checkpoints_steps=5, save_summary_steps=6,
-          log_step_count_steps=10, keep_checkpoint_max=100, engine="function",
-          **config),
+      config=tfe.RunConfig(**dict(
+          dict(tf_random_seed=1, steps_per_loop=steps_per_loop,
+               save_checkpoints_steps=5, save_summary_steps=6,
+               log_step_count_steps=10, keep_checkpoint_max=100,
+               engine="function"), **config)),
       params={})
   error = None
   try:
@@ -204,6 +204,15 @@ def test_a_nan_loss_stops_at_its_step_inside_a_call(tmp_path, monkeypatch):
   # Row 16*7+3: the step from global step 7, which no hook observes (they
   # see the steps from 0, 4, 5, 9, ...).
   input_fn = _nan_input_fn(16 * 7 + 3)
+  diverged_at = []
+  after_run = _train.NanTensorHook.after_run
+
+  def recorded(self, run_context, run_values):
+    if np.isnan(run_values.results):
+      diverged_at.append(int(run_context.session.run("global_step")))
+    return after_run(self, run_context, run_values)
+
+  monkeypatch.setattr(_train.NanTensorHook, "after_run", recorded)
   auto, auto_calls = _run(tmp_path / "auto", None, monkeypatch,
                           input_fn=input_fn, base_fn=_linear_fn,
                           own_hooks=False)
@@ -213,6 +222,7 @@ def test_a_nan_loss_stops_at_its_step_inside_a_call(tmp_path, monkeypatch):
   assert "ERROR: Model diverged with loss = NaN." in single["lines"]
   # The call that met it stopped there: fewer steps than planned.
   assert any(done < planned for planned, done in auto_calls), auto_calls
+  assert diverged_at == [8, 8]  # The same step, either way.
   _assert_same(auto, single)
 
 
@@ -298,3 +308,39 @@ def test_evaluation_batches_many_steps_per_call_with_the_same_metrics(
   assert results[None] == results[1]
   batches = min(steps or 100, -(-rows // 16))
   assert results[1]["logged"] == -(-batches // 4)
+
+
+def _step_by_fn(increment):
+  """_linear_fn whose train_op moves global_step by `increment` per step."""
+
+  def model_fn(features, labels, mode, params):
+    del params
+    logits = tf.compat.v1.layers.dense(features["x"], models.CLASSES)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    minimize = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+    step = tf.compat.v1.train.get_global_step()
+    with tf.control_dependencies([minimize]):  # After the step's input.
+      train_op = tf.compat.v1.assign_add(step, increment).op
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  return model_fn
+
+
+@pytest.mark.parametrize("increment", [0, 2])
+def test_a_step_that_does_not_move_global_step_by_one_falls_back(
+    tmp_path, monkeypatch, increment):
+  # 0: the global-step guard counts the steps; 2: the cadences cannot count
+  # steps as global steps. Either way: one step per call, the same results.
+  x, y = models.data(rows=16 * 12)
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(16)
+
+  # Checkpoints every 4: the step 2 -> 4 that stops the first call ends on
+  # one (saved there, as after any step).
+  auto, _ = _run(tmp_path / "auto", None, monkeypatch, input_fn=input_fn,
+                 base_fn=_step_by_fn(increment), save_checkpoints_steps=4)
+  single, _ = _run(tmp_path / "single", 1, monkeypatch, input_fn=input_fn,
+                   base_fn=_step_by_fn(increment), save_checkpoints_steps=4)
+  assert len(single["checkpoints"]) > 2
+  _assert_same(auto, single)

@@ -341,7 +341,12 @@ class TrainingController:
           if not go_on:
             break
           if not complete:
-            continue  # Stopped early: plan again from where it stopped.
+            # Stopped early (a step that did not move global_step by one):
+            # the checkpoint cadence looks at the step it reached, as after
+            # any step; then plan again from there.
+            if checkpoints.after_step(current):
+              break
+            continue
           planned = 1
         # A runner that cannot `advance` runs the planned steps as one call
         # whose last step the hooks see.

@@ -49,8 +49,8 @@ class SyncRunner:
               check_nan: bool) -> Advanced:
     """Runs up to `num_steps` steps no hook sees, in one call."""
     try:
-      ran, nan, loss, regular = self._model.advance(
-          num_steps, self._global_step, step, check_nan)
+      ran, nan, loss, regular = self._model.advance(num_steps, step,
+                                                    check_nan)
     except tf.errors.OutOfRangeError:
       # Every step before the end moved global_step by one.
       ran = int(self._global_step.value().numpy()) - step

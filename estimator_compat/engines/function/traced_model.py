@@ -31,6 +31,7 @@ from estimator_compat.model_fn_call import ModelSetup, call_model_fn
 from estimator_compat.spec import EstimatorSpec
 
 LOSS = "__loss__"
+TRAIN_OP = "__train_op__"
 METRIC_UPDATE = "__metric_update__"
 
 
@@ -105,6 +106,7 @@ class TracedModel:
       self._iterator = iter(dataset)
     self.spec: Optional[EstimatorSpec] = None
     self.read_tensor_name: Optional[str] = None
+    self.step_after_name: Optional[str] = None
     self._fetches: Dict[str, Any] = {}
     self._input_ops = []
     # What tf.compat.v1.wrap_function does, minus its variable holder (our
@@ -179,6 +181,15 @@ class TracedModel:
         else:
           self.spec = self._call_on_replicas(strategy, features, labels)
       fetches = dict(self._build_fn(self.spec))
+      if fetches.get(TRAIN_OP) is not None:
+        # The step's global step once its train_op ran (the automatic loop
+        # checks that each step moved it by one).
+        with tf.control_dependencies([as_graph_fetch(fetches[TRAIN_OP],
+                                                     graph)]):
+          after = (strategy.extended.read_var(global_step) if strategy
+                   else global_step.read_value())
+          self.step_after_name = tf.identity(
+              after, name="global_step/after_step").name
       fetches[METRIC_UPDATE] = self.metric_update
       if self.spec.loss is not None:
         fetches[LOSS] = self.spec.loss
@@ -333,13 +344,14 @@ class TracedModel:
       self._loops["repeat"] = loop
     loop(tf.constant(num_steps, tf.int64))
 
-  def advance(self, num_steps: int, global_step: Any, step: int,
+  def advance(self, num_steps: int, step: int,
               check_nan: bool) -> Tuple[int, bool, Any, bool]:
-    """Runs up to `num_steps` steps fetching what every step fetches.
+    """Runs up to `num_steps` training steps fetching what every step fetches.
 
-    In one call; after each step it checks that the step moved
-    `global_step` from `step` by exactly one more and (when `check_nan`)
-    that its loss is not NaN, and stops after the first that fails.
+    In one call; after each step it checks that the step moved the global
+    step from `step` by exactly one more (read once its train_op ran) and
+    (when `check_nan`) that its loss is not NaN, and stops after the first
+    that fails.
 
     Returns:
       (steps run, whether the last loss is NaN, the last loss, whether every
@@ -351,7 +363,8 @@ class TracedModel:
     """
     loop = self._advance_loops.get(check_nan)
     if loop is None:
-      plain = self._function(())
+      moved_key = "tensor:" + self.step_after_name
+      plain = self._function((moved_key,))
       loss_dtype = self._fetches[LOSS].dtype
 
       def run_plain(n, start):
@@ -363,11 +376,11 @@ class TracedModel:
 
         def one_step(ran, nan, regular, loss):
           del nan, regular, loss
-          loss = tf.reshape(plain()[LOSS], [])
+          outputs = plain()
+          loss = tf.reshape(outputs[LOSS], [])
           ran += 1
           nan = tf.math.is_nan(loss) if check_nan else tf.constant(False)
-          with tf.control_dependencies([loss]):
-            moved = tf.cast(global_step.value(), tf.int64)
+          moved = tf.cast(outputs[moved_key], tf.int64)
           return ran, nan, tf.equal(moved, start + ran), loss
 
         return tf.while_loop(
@@ -377,7 +390,7 @@ class TracedModel:
 
       loop = quiet_function(run_plain, autograph=False)
       self._advance_loops[check_nan] = loop
-    ran, nan, loss, regular = loop(tf.constant(num_steps, tf.int64),
+    ran, nan, regular, loss = loop(tf.constant(num_steps, tf.int64),
                                    tf.constant(step, tf.int64))
     return int(ran), bool(nan), loss.numpy(), bool(regular)
 
