@@ -3,7 +3,9 @@
   ~/.cache/estimator-compat/tf215-venv/bin/python benchmarks/real_estimator.py 1000 3
 
 Prints one line: the steps/s of each run. benchmarks/engines.py calls it when
-given --real_estimator_python.
+given --real_estimator_python. With `STEPS EVAL_STEPS default_config` it
+trains and evaluates once at the default RunConfig and prints both steps/s
+(benchmarks/default_config.py).
 """
 
 import os
@@ -15,6 +17,21 @@ import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+
+def default_config(steps: int, eval_steps: int) -> None:
+  """One run at the default RunConfig: prints train and evaluate steps/s."""
+  estimator = tf.estimator.Estimator(
+      model_fn, config=tf.estimator.RunConfig(model_dir=tempfile.mkdtemp()))
+  estimator.train(input_fn, steps=10)  # warm-up
+  start = time.perf_counter()
+  estimator.train(input_fn, steps=steps)
+  train_rate = steps / (time.perf_counter() - start)
+  estimator.evaluate(input_fn, steps=10)  # warm-up
+  start = time.perf_counter()
+  estimator.evaluate(input_fn, steps=eval_steps)
+  eval_rate = eval_steps / (time.perf_counter() - start)
+  print(f"{train_rate:.1f} {eval_rate:.1f}")
 
 
 def main(steps: int, repeats: int) -> None:
@@ -32,4 +49,8 @@ def main(steps: int, repeats: int) -> None:
 
 
 if __name__ == "__main__":
-  main(int(sys.argv[1]), int(sys.argv[2]))
+  if len(sys.argv) > 3 and sys.argv[3] == "default_config":
+    # benchmarks/default_config.py: STEPS EVAL_STEPS default_config
+    default_config(int(sys.argv[1]), int(sys.argv[2]))
+  else:
+    main(int(sys.argv[1]), int(sys.argv[2]))

@@ -26,7 +26,7 @@ _LEGACY_FIELDS = (
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
     "checkpoint_save_graph_def")
 _FIELDS = _LEGACY_FIELDS + ("engine", "steps_per_loop", "min_shard_bytes",
-                            "max_shards")
+                            "max_shards", "jit_compile")
 _CLUSTER_FIELDS = ("service", "cluster_spec", "task_type", "task_id",
                    "global_id_in_cluster", "master", "evaluation_master",
                    "is_chief", "num_ps_replicas", "num_worker_replicas")
@@ -117,10 +117,15 @@ def _validate(config: "RunConfig") -> None:
       raise ValueError(f"{message} Fix: {fix} (got {value!r}).")
   resolve_engine_name(config._engine)  # pylint: disable=protected-access
   steps_per_loop = config._steps_per_loop  # pylint: disable=protected-access
-  if not _is_int(steps_per_loop) or steps_per_loop < 1:
+  if steps_per_loop is not None and (
+      not _is_int(steps_per_loop) or steps_per_loop < 1):
     raise ValueError(
-        f"RunConfig: steps_per_loop must be an integer >= 1, got "
-        f"{steps_per_loop!r}.")
+        f"RunConfig: steps_per_loop must be an integer >= 1 or None "
+        f"(automatic), got {steps_per_loop!r}.")
+  if not isinstance(config._jit_compile, bool):  # pylint: disable=protected-access
+    raise ValueError(
+        f"RunConfig: jit_compile must be True or False, got "
+        f"{config._jit_compile!r}.")  # pylint: disable=protected-access
   for name in ("min_shard_bytes", "max_shards"):
     value = getattr(config, "_" + name)
     if value is not None and (not _is_int(value) or value < 1):
@@ -186,18 +191,26 @@ class RunConfig:
                session_creation_timeout_secs: int = 7200,
                checkpoint_save_graph_def: bool = True,
                engine: Optional[str] = None,
-               steps_per_loop: int = 1,
+               steps_per_loop: Optional[int] = None,
                min_shard_bytes: Optional[int] = None,
-               max_shards: Optional[int] = None):
+               max_shards: Optional[int] = None,
+               jit_compile: bool = False):
     """Builds a RunConfig; see the class docstring.
 
     Args (beyond the Estimator's):
       engine: "graph" or "function" for every mode; None means
         $ESTIMATOR_COMPAT_ENGINE, else the default.
       steps_per_loop: training steps per function call (function engine).
+        None (the default): as many as run before the next step at which a
+        hook, summary, log line or checkpoint must observe one, with results
+        identical to 1 (one step per call); N: N steps per call, hooks and
+        cadences checked once per call.
       min_shard_bytes: variable partitioning under parameter-server training
         (tf.distribute.experimental.partitioners.MinSizePartitioner).
       max_shards: the same partitioner's maximum number of shards.
+      jit_compile: compile the model's step functions with XLA (function
+        engine; the operations XLA supports, as tf.xla.experimental.jit_scope
+        marks them). Off by default.
 
     Raises:
       ValueError: a field or TF_CONFIG is invalid, or both save settings set.
@@ -237,6 +250,7 @@ class RunConfig:
     self._steps_per_loop = steps_per_loop
     self._min_shard_bytes = min_shard_bytes
     self._max_shards = max_shards
+    self._jit_compile = jit_compile
     _validate(self)
     cluster = ClusterInfo(tf_config)
     for name in _CLUSTER_FIELDS:
@@ -288,6 +302,7 @@ class RunConfig:
   steps_per_loop = property(lambda self: self._steps_per_loop)
   min_shard_bytes = property(lambda self: self._min_shard_bytes)
   max_shards = property(lambda self: self._max_shards)
+  jit_compile = property(lambda self: self._jit_compile)
 
   @property
   def steps_per_loop_required(self) -> bool:
@@ -295,7 +310,7 @@ class RunConfig:
     which runs one step per session call, then refuses the call). A
     subclass may make it a hint the graph engine ignores (tpu.RunConfig's
     iterations_per_loop)."""
-    return self._steps_per_loop != 1
+    return self._steps_per_loop not in (None, 1)
 
   @property
   def engine(self) -> str:

@@ -3,6 +3,7 @@
 # pylint: disable=unused-import
 from estimator_compat.distribute.strategies import (
     NAMES,
+    StrategyChoice,
     PS_WORKER_INTER_OP_THREADS,
     set_process_strategy,
     set_process_partitioning,

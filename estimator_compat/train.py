@@ -59,10 +59,16 @@ flags.DEFINE_enum("engine", None, ["function", "graph"],
                   "How each mode runs: 'function' (tf.function step functions, "
                   "the default) or 'graph' (TF1 graph + session). Default: "
                   "$ESTIMATOR_COMPAT_ENGINE, else function.")
-flags.DEFINE_integer("steps_per_loop", 1,
+flags.DEFINE_integer("steps_per_loop", None,
                      "Training steps per function call (function engine). "
-                     "Hooks, logging and checkpoint/summary cadence are "
-                     "checked once per call.", lower_bound=1)
+                     "Default: automatic (every step up to the next one a "
+                     "hook, summary, log line or checkpoint observes; the "
+                     "same results as 1). N: hooks, logging and "
+                     "checkpoint/summary cadence are checked once per call.",
+                     lower_bound=1)
+flags.DEFINE_bool("jit_compile", False,
+                  "Compile the training, evaluation and prediction steps with "
+                  "XLA (function engine).")
 flags.DEFINE_enum("strategy", None, ["default", "one_device", "mirrored",
                                       "multi_worker_mirrored",
                                       "parameter_server"],
@@ -171,7 +177,7 @@ def _train_and_evaluate(model_dir: str) -> int:
   config = tfe.RunConfig(
       model_dir=model_dir, tf_random_seed=FLAGS.tf_random_seed,
       log_step_count_steps=FLAGS.log_step_count_steps, engine=FLAGS.engine,
-      steps_per_loop=FLAGS.steps_per_loop,
+      steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
       **({"save_checkpoints_steps": FLAGS.save_checkpoints_steps}
          if FLAGS.save_checkpoints_steps else {}))
   estimator = tfe.Estimator(model_fn, config=config,

@@ -6,6 +6,7 @@ none of its processes outlived it. Ports are picked free on 127.0.0.1.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -378,3 +379,53 @@ def test_server_tasks_exit_when_the_chief_process_is_gone(tmp_path, procs):
     server.wait(timeout=30)
     assert server.returncode == 1
     assert "ended without marking the run done" in _read(server)
+
+
+def _observed(model_dir, out):
+  """Checkpoints (every variable), events and the chief's step log lines."""
+  checkpoints = {}
+  for index in sorted(os.listdir(model_dir)):
+    if index.startswith("model.ckpt-") and index.endswith(".index"):
+      reader = tf.train.load_checkpoint(
+          os.path.join(model_dir, index[:-len(".index")]))
+      checkpoints[index] = {n: reader.get_tensor(n)
+                            for n in reader.get_variable_to_shape_map()}
+  events = []
+  for name in sorted(os.listdir(model_dir)):
+    if name.startswith("events.out"):
+      for event in tf.compat.v1.train.summary_iterator(
+          os.path.join(model_dir, name)):
+        events += [(v.tag, event.step, None if v.tag.endswith("/sec")
+                    else v.simple_value) for v in event.summary.value]
+  lines = [re.sub(r"\(\d+\.\d+ sec\)", "",
+                  re.sub(r"^.*?\.py:\d+\] ", "", line))
+           for line in out.splitlines()
+           if "[chief]" in line and ("loss = " in line or
+                                     "Saving checkpoints" in line)]
+  return checkpoints, sorted(events, key=repr), lines
+
+
+def test_ps_closures_carry_many_steps_with_the_same_results(tmp_path, procs):
+  observed = {}
+  for name, flags in (("auto", []), ("single", ["--steps_per_loop=1"])):
+    model_dir = tmp_path / name / "model"
+    code, out = procs.run(
+        [sys.executable, "-m", "estimator_compat.train",
+         "--strategy=parameter_server", "--local_cluster=worker:1,ps:1",
+         f"--model_dir={model_dir}", "--train_steps=130",
+         "--save_checkpoints_steps=50", "--log_step_count_steps=20",
+         "--tf_random_seed=1", "--throttle_secs=0"] + flags,
+        cwd=tmp_path)
+    assert code == 0, out[-3000:]
+    observed[name] = _observed(str(model_dir), out.replace(str(model_dir),
+                                                           "MODEL_DIR"))
+  auto, single = observed["auto"], observed["single"]
+  assert list(auto[0]) == list(single[0])
+  assert "model.ckpt-130.index" in single[0]
+  for name, variables in single[0].items():
+    for variable, value in variables.items():
+      np.testing.assert_array_equal(auto[0][name][variable], value,
+                                    err_msg=f"{name} {variable}")
+  assert auto[1] == single[1]
+  assert auto[2] == single[2]
+  assert any("step = 120" in line for line in single[2]), single[2]

@@ -5,6 +5,7 @@ import math
 import pytest
 import tensorflow as tf
 
+from estimator_compat.engines.controller import StepReports
 from estimator_compat.engines.controller import StepsRun
 from estimator_compat.engines.controller import TrainingController
 
@@ -77,6 +78,9 @@ class _Checkpoints:
   def due(self, step):
     return bool(self.every) and step - self.last >= self.every
 
+  def steps_to_next(self, step):
+    return self.last + self.every - step if self.every else None
+
   def after_step(self, step):
     if self.due(step):
       self.last = step
@@ -136,3 +140,33 @@ def test_nan_loss_raises_when_asked():
   # Without check_nan (the hooks hold a NanTensorHook) the loop goes on.
   assert math.isnan(_run(_Runner(tf.Variable(0, dtype=tf.int64),
                                  losses=[math.nan]), steps=1))
+
+
+class _Cadence:
+  """Hooks that need no step (an automatic run plans by the others)."""
+  checks_nan = False
+
+  def __init__(self):
+    self.skipped = 0
+
+  def steps_to_next(self, step):
+    del step
+    return None
+
+  def skip(self, steps):
+    self.skipped += steps
+
+  def nan_seen(self, loss_value):
+    raise AssertionError(loss_value)
+
+
+def test_automatic_calls_end_at_log_lines_when_the_runner_cannot_advance():
+  step = tf.Variable(0, dtype=tf.int64)
+  runner, cadence = _Runner(step), _Cadence()
+  reports = StepReports(log_step_count_steps=5, save_summary_steps=None,
+                        start=0, summary_dir=None)
+  _run(runner, steps=12, steps_per_loop=None, cadence=cadence,
+       reports=reports)
+  assert runner.calls == [5, 5, 2]
+  assert cadence.skipped == 4 + 4 + 1
+  assert int(step.numpy()) == 12

@@ -1,5 +1,6 @@
 """Choosing a strategy and a cluster layout (no cluster is started here)."""
 
+import dataclasses
 import json
 import sys
 
@@ -107,3 +108,18 @@ def test_train_on_evaluator_task_says_what_to_call(monkeypatch, tmp_path):
   estimator = models.estimator(tmp_path)
   with pytest.raises(ValueError, match="train_and_evaluate"):
     estimator.train(models.input_fn(), steps=1)
+
+
+def test_the_flags_choice_is_a_frozen_value_passed_in_or_from_the_environment():
+  choice = strategies.StrategyChoice("mirrored", min_shard_bytes=64)
+  with pytest.raises(dataclasses.FrozenInstanceError):
+    choice.name = "one_device"
+  assert strategies.training_mode(tfe.RunConfig(), choice) == "mirrored"
+  assert strategies.training_mode(tfe.RunConfig()) == "default"
+  environ = {}
+  choice.to_environment(environ)
+  assert environ == {"ESTIMATOR_COMPAT_STRATEGY": "mirrored",
+                     "ESTIMATOR_COMPAT_MIN_SHARD_BYTES": "64"}
+  assert strategies.StrategyChoice.from_environment(environ) == choice
+  with pytest.raises(ValueError, match="Unknown strategy 'horovod'"):
+    strategies.StrategyChoice("horovod")

@@ -78,9 +78,8 @@ def apply(argv: Optional[List[str]] = None) -> None:
   _FLAGS([argv[0]] + mine)
   for arg in mine:
     argv.remove(arg)
-  strategies.set_process_strategy(_FLAGS.strategy)
-  strategies.set_process_partitioning(_FLAGS.min_shard_bytes,
-                                      _FLAGS.max_shards)
+  strategies.StrategyChoice(_FLAGS.strategy, _FLAGS.min_shard_bytes,
+                            _FLAGS.max_shards).to_environment()
   if _FLAGS.local_cluster:
     # pylint: disable=g-import-not-at-top
     from estimator_compat.distribute import local_cluster

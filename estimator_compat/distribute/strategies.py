@@ -5,14 +5,18 @@ In this order, as the Estimator decided (plus the binary's flag):
    passes it; TF1 strategy objects are mapped to their TF2 counterparts (one
    log line says so);
 2. the process-wide choice of `--strategy` (the binary, or `install()` reading
-   the command line of a legacy program);
+   the command line of a legacy program): a frozen `StrategyChoice`, kept in
+   the environment (as $ESTIMATOR_COMPAT_ENGINE keeps the engine, and
+   inherited by the tasks of a local cluster) or passed in;
 3. TF_CONFIG: a cluster with `ps` tasks and no strategy means
    parameter-server training (legacy between-graph programs).
 The default strategy means "no strategy". Strategies built here are built
 once per process (collective and coordinator state is per process).
 """
 
-from typing import Any, Dict, List, Optional
+import dataclasses
+import os
+from typing import Any, Dict, List, Mapping, MutableMapping, Optional
 
 import tensorflow as tf
 
@@ -37,31 +41,75 @@ _MODES = (
                     tf.compat.v1.distribute.OneDeviceStrategy)),
 )
 
-_process: Dict[str, Any] = {"name": None, "min_shard_bytes": None,
-                            "max_shards": None}
 _built: Dict[str, Any] = {}
+
+_ENV = {"name": "ESTIMATOR_COMPAT_STRATEGY",
+        "min_shard_bytes": "ESTIMATOR_COMPAT_MIN_SHARD_BYTES",
+        "max_shards": "ESTIMATOR_COMPAT_MAX_SHARDS"}
+
+
+@dataclasses.dataclass(frozen=True)
+class StrategyChoice:
+  """The strategy of Estimators whose RunConfig names none (the flags).
+
+  Attributes:
+    name: one of NAMES, or None (TF_CONFIG decides).
+    min_shard_bytes: PS variable partitioning, when RunConfig sets none.
+    max_shards: the same partitioner's maximum number of shards.
+  """
+  name: Optional[str] = None
+  min_shard_bytes: Optional[int] = None
+  max_shards: Optional[int] = None
+
+  def __post_init__(self):
+    if self.name is not None and self.name not in NAMES:
+      raise ValueError(
+          f"Unknown strategy {self.name!r}. Fix: use one of {NAMES}.")
+
+  @classmethod
+  def from_environment(cls, environ: Optional[Mapping[str, str]] = None
+                      ) -> "StrategyChoice":
+    """The choice the flags made for this process (none: all None)."""
+    environ = os.environ if environ is None else environ
+    values = {field: environ.get(variable) or None
+              for field, variable in _ENV.items()}
+    for field in ("min_shard_bytes", "max_shards"):
+      if values[field] is not None:
+        values[field] = int(values[field])
+    return cls(**values)
+
+  def to_environment(self, environ: Optional[MutableMapping[str, str]] = None
+                    ) -> None:
+    """Makes this the process's choice (and its child processes')."""
+    environ = os.environ if environ is None else environ
+    for field, variable in _ENV.items():
+      value = getattr(self, field)
+      if value is None:
+        environ.pop(variable, None)
+      else:
+        environ[variable] = str(value)
 
 
 def set_process_strategy(name: Optional[str]) -> None:
-  """Sets the strategy of Estimators whose RunConfig names none (--strategy).
+  """Sets the process's strategy name, keeping its partitioning (old API).
 
   Raises:
     ValueError: an unknown name.
   """
-  if name is not None and name not in NAMES:
-    raise ValueError(f"Unknown strategy {name!r}. Fix: use one of {NAMES}.")
-  _process["name"] = name
+  dataclasses.replace(StrategyChoice.from_environment(),
+                      name=name).to_environment()
 
 
 def set_process_partitioning(min_shard_bytes: Optional[int],
                              max_shards: Optional[int]) -> None:
-  """Partitioning for PS training when RunConfig sets none (the flags)."""
-  _process["min_shard_bytes"] = min_shard_bytes
-  _process["max_shards"] = max_shards
+  """Sets the process's PS partitioning, keeping its strategy (old API)."""
+  dataclasses.replace(StrategyChoice.from_environment(),
+                      min_shard_bytes=min_shard_bytes,
+                      max_shards=max_shards).to_environment()
 
 
 def process_strategy_name() -> Optional[str]:
-  return _process["name"]
+  return StrategyChoice.from_environment().name
 
 
 def is_parameter_server(strategy: Any) -> bool:
@@ -73,11 +121,16 @@ def is_multi_worker(strategy: Any) -> bool:
   return isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
 
 
-def training_mode(config: Any) -> str:
+def training_mode(config: Any, choice: Optional[StrategyChoice] = None
+                 ) -> str:
   """The kind of training this config asks for, without building anything.
 
   One of NAMES. Non-chief tasks use it to decide whether they serve
   (parameter server) or train (multi-worker).
+
+  Args:
+    config: a RunConfig.
+    choice: the flags' choice (default: this process's).
   """
   strategy = config.train_distribute
   if strategy is not None:
@@ -85,24 +138,26 @@ def training_mode(config: Any) -> str:
       if isinstance(strategy, classes):
         return mode
     return "default"
-  if _process["name"] is not None:
-    return _process["name"]
+  choice = choice or StrategyChoice.from_environment()
+  if choice.name is not None:
+    return choice.name
   cluster = config.cluster_spec.as_dict() if config.cluster_spec else {}
   if cluster.get("ps"):
     return "parameter_server"
   return "default"
 
 
-def _partitioner(config: Any):
-  min_bytes = config.min_shard_bytes or _process["min_shard_bytes"]
-  max_shards = config.max_shards or _process["max_shards"]
+def _partitioner(config: Any, choice: StrategyChoice):
+  min_bytes = config.min_shard_bytes or choice.min_shard_bytes
+  max_shards = config.max_shards or choice.max_shards
   if min_bytes is None and max_shards is None:
     return None
   return tf.distribute.experimental.partitioners.MinSizePartitioner(
       min_shard_bytes=min_bytes or 256 << 10, max_shards=max_shards or 1)
 
 
-def _parameter_server(config: Any) -> tf.distribute.Strategy:
+def _parameter_server(config: Any,
+                      choice: StrategyChoice) -> tf.distribute.Strategy:
   """The PS strategy of this cluster (TF_CONFIG), built once per process."""
   if "parameter_server" not in _built:
     resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
@@ -115,15 +170,16 @@ def _parameter_server(config: Any) -> tf.distribute.Strategy:
           "--local_cluster=worker:2,ps:1.")
     _built["parameter_server"] = (
         tf.distribute.experimental.ParameterServerStrategy(
-            resolver, variable_partitioner=_partitioner(config)))
+            resolver, variable_partitioner=_partitioner(config, choice)))
   return _built["parameter_server"]
 
 
-def _build(name: str, config: Any) -> Optional[tf.distribute.Strategy]:
+def _build(name: str, config: Any,
+           choice: StrategyChoice) -> Optional[tf.distribute.Strategy]:
   if name == "default":
     return None
   if name == "parameter_server":
-    return _parameter_server(config)
+    return _parameter_server(config, choice)
   if name not in _built:
     if name == "one_device":
       gpus = tf.config.list_logical_devices("GPU")
@@ -197,11 +253,13 @@ def to_v2(strategy: Any, field: str,
       "forms), or None to train on one device.")
 
 
-def for_training(config: Any) -> Optional[tf.distribute.Strategy]:
-  """The strategy `train()` runs under."""
+def for_training(config: Any, choice: Optional[StrategyChoice] = None
+                ) -> Optional[tf.distribute.Strategy]:
+  """The strategy `train()` runs under (`choice`: default the process's)."""
   if config.train_distribute is not None:
     return _cached(config, "train_distribute")
-  return _build(training_mode(config), config)
+  choice = choice or StrategyChoice.from_environment()
+  return _build(training_mode(config, choice), config, choice)
 
 
 def for_evaluation(config: Any) -> Optional[tf.distribute.Strategy]:

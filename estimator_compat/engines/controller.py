@@ -10,6 +10,12 @@ As in Orbit (tensorflow/models `orbit/controller.py`), the controller owns
   first, so that the saved step is exact), checks the loss for NaN where no
   NanTensorHook can see it, and keeps the step-rate/loss log lines and
   summaries where no standard hook can fetch them;
+- with `steps_per_loop=None` (automatic), before each call it asks the
+  hooks' cadences (`hook_cadence.py`) and the checkpoint cadence for the
+  next step at which anything must be observed, has the runner run every
+  step before it in one call (`advance`, checking each step's loss for NaN
+  and that it moved global_step by exactly one) and that step in a call of
+  its own with the hooks' fetches, exactly as one step per call would;
 - a runner (`function/sync_runner.py`: one device, Mirrored, MWMS;
   `function/ps_runner.py`: ClusterCoordinator closures) runs `num_steps`
   steps per `train()` call and returns what the controller asked to observe.
@@ -19,7 +25,7 @@ The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
 
 import dataclasses
 import time
-from typing import Any, Dict, Optional, Protocol, Sequence
+from typing import Any, Dict, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -42,6 +48,24 @@ class StepsRun:
   values: Dict[str, Any]
 
 
+@dataclasses.dataclass(frozen=True)
+class Advanced:
+  """What a runner's `advance` call did (steps no hook sees).
+
+  Attributes:
+    steps: how many steps ran.
+    nan_loss: the loss of the last step when it was NaN (the call stopped
+      there), else None.
+    regular: every step moved global_step by exactly one (else the call
+      stopped after the first that did not).
+    ended: the input ended inside the call.
+  """
+  steps: int
+  nan_loss: Optional[float] = None
+  regular: bool = True
+  ended: bool = False
+
+
 class TrainRunner(Protocol):
   """The inner loop: runs steps, knows nothing of cadences."""
 
@@ -61,6 +85,33 @@ class TrainRunner(Protocol):
 
   def finish(self) -> int:
     """Like settle(), at the end of training (nothing to do when idle)."""
+
+
+class AdvancingRunner(TrainRunner, Protocol):
+  """A runner that can also run steps no hook sees (automatic mode)."""
+
+  def advance(self, *, num_steps: int, step: int,
+              check_nan: bool) -> Advanced:
+    """Runs up to `num_steps` steps from global step `step` in one call.
+
+    Stops after a step with a NaN loss (when `check_nan`), after a step that
+    did not move global_step by exactly one, or at the end of the input.
+    """
+
+
+class Cadence(Protocol):
+  """The hooks' step cadences (hook_cadence.HookCadence)."""
+
+  checks_nan: bool
+
+  def steps_to_next(self, step: int) -> Optional[int]:
+    """Steps up to the next one a hook acts at; None: no limit."""
+
+  def skip(self, steps: int) -> None:
+    """Counts steps the hooks did not see (negative: takes them back)."""
+
+  def nan_seen(self, loss_value: Any) -> bool:
+    """The NanTensorHooks' after_run on an unseen NaN; True: stop."""
 
 
 class HookPort(Protocol):
@@ -88,6 +139,9 @@ class CheckpointCadence(Protocol):
 
   def due(self, step: int) -> bool:
     """True if after_step(step) would save."""
+
+  def steps_to_next(self, step: int) -> Optional[int]:
+    """Steps until the step cadence saves; None: by time or never."""
 
   def after_step(self, step: int) -> bool:
     """Saves if due; True if a listener asked to stop."""
@@ -145,6 +199,18 @@ class StepReports:
       with tf.Graph().as_default():
         self._writer = tf.compat.v1.summary.FileWriterCache.get(summary_dir)
 
+  def steps_to_next(self, step: int) -> Optional[int]:
+    """Steps from `step` to the next one that logs or writes a summary."""
+    if self._calls == 0 and self._summary_every:
+      return 1  # The first call always writes the loss summary.
+    wanted = []
+    if self._log_every:
+      wanted.append(self._last_log[1] + self._log_every - step)
+    if self._summary_every:
+      wanted.append((step // self._summary_every + 1) * self._summary_every
+                    - step)
+    return max(1, min(wanted)) if wanted else None
+
   def count_call(self) -> None:
     """Counts a call (the first one always writes the loss summary)."""
     self._calls += 1
@@ -178,6 +244,31 @@ class StepReports:
       self._writer.flush()
 
 
+class CallSizer:
+  """The most steps per automatic call: about `seconds` of work.
+
+  Starts at `first` steps and follows the measured time per step, growing
+  at most 4x per call, never past `most`. Only time-based cadences (checked
+  at call boundaries) see where calls end.
+  """
+
+  def __init__(self, seconds: float = 1.0, first: int = 10,
+               most: int = 1000):
+    self._seconds = seconds
+    self._limit = first
+    self._most = most
+
+  def limit(self) -> int:
+    return self._limit
+
+  def record(self, steps: int, seconds: float) -> None:
+    """After a call of `steps` steps that took `seconds`."""
+    if steps <= 0:
+      return
+    fits = int(self._seconds * steps / max(seconds, 1e-9))
+    self._limit = max(1, min(self._most, 4 * self._limit, fits))
+
+
 def step_target(start: int, steps: Optional[int],
                 max_steps: Optional[int]) -> Optional[int]:
   """The global step training stops at; None: until input or hooks stop."""
@@ -192,8 +283,10 @@ class TrainingController:
   def __init__(self, *, runner: TrainRunner, hooks: HookPort,
                checkpoints: CheckpointCadence, global_step: tf.Variable,
                steps: Optional[int], max_steps: Optional[int],
-               steps_per_loop: int, check_nan: bool = False,
-               reports: Optional[StepReports] = None):
+               steps_per_loop: Optional[int], check_nan: bool = False,
+               reports: Optional[StepReports] = None,
+               cadence: Optional[Cadence] = None,
+               sizer: Optional[CallSizer] = None):
     """Creates the controller.
 
     Args:
@@ -203,10 +296,13 @@ class TrainingController:
       global_step: the model's global step variable.
       steps: train() `steps` (counted from the step at run()).
       max_steps: train() `max_steps`.
-      steps_per_loop: most steps per runner call.
+      steps_per_loop: steps per runner call; None: automatic when the
+        runner can `advance` and `cadence` is given, else 1.
       check_nan: raise NanLossDuringTrainingError on a non-finite loss (where
         the hooks hold no NanTensorHook).
       reports: log lines and summaries to keep (where no hook keeps them).
+      cadence: the hooks' cadences (automatic steps per call).
+      sizer: the most steps per automatic call (default: CallSizer()).
     """
     self._runner = runner
     self._hooks = hooks
@@ -214,7 +310,10 @@ class TrainingController:
     self._global_step = global_step
     self._steps = steps
     self._max_steps = max_steps
-    self._steps_per_loop = steps_per_loop
+    self._automatic = steps_per_loop is None and cadence is not None
+    self._steps_per_loop = steps_per_loop or 1
+    self._cadence = cadence
+    self._sizer = sizer or CallSizer()
     self._check_nan = check_nan
     self._reports = reports
 
@@ -233,14 +332,36 @@ class TrainingController:
     guard = GlobalStepGuard(self._global_step)
     last_loss = None
     while (target is None or current < target) and not hooks.stop_requested:
+      planned = self._steps_per_loop
+      if self._automatic:
+        planned = 1 if guard.fixing else self._plan(current, target)
+        if planned > 1 and hasattr(runner, "advance"):
+          current, go_on, complete = self._advance(planned - 1, current,
+                                                   guard)
+          if not go_on:
+            break
+          if not complete:
+            # Stopped early (a step that did not move global_step by one):
+            # the checkpoint cadence looks at the step it reached, as after
+            # any step; then plan again from there.
+            if checkpoints.after_step(current):
+              break
+            continue
+          planned = 1
+        # A runner that cannot `advance` runs the planned steps as one call
+        # whose last step the hooks see.
+        self._cadence.skip(planned - 1)
       keys = hooks.before_call()
       steps_left = None if target is None else target - current
-      num_steps = self._steps_per_loop if steps_left is None else min(
-          self._steps_per_loop, steps_left)
+      num_steps = planned if steps_left is None else min(planned, steps_left)
+      started = time.monotonic()
       run = runner.train(num_steps=num_steps, steps_left=steps_left,
                          fetches=keys)
       if run is None:
         break
+      if self._automatic and num_steps > 1:
+        self._sizer.record(run.steps, time.monotonic() - started)
+        self._cadence.skip(run.steps - num_steps)
       if run.loss is not None:
         last_loss = run.loss
       guard.after_call(current, run.steps)
@@ -272,3 +393,45 @@ class TrainingController:
       self._reports.close()
     logging.info("Loss for final step: %s.", last_loss)
     return last_loss
+
+  def _plan(self, current: int, target: Optional[int]) -> int:
+    """Steps up to and including the next one anything must observe."""
+    planned = self._sizer.limit()
+    for wanted in (None if target is None else target - current,
+                   self._cadence.steps_to_next(current),
+                   self._checkpoints.steps_to_next(current),
+                   None if self._reports is None else
+                   self._reports.steps_to_next(current)):
+      if wanted is not None:
+        planned = min(planned, int(wanted))
+    return max(1, planned)
+
+  def _advance(self, num_steps: int, current: int,
+               guard: GlobalStepGuard) -> Tuple[int, bool, bool]:
+    """Runs `num_steps` steps no hook sees.
+
+    The hooks count them as steps they saw without acting (which, by the
+    plan, is what they would have done). A NaN loss stops the call at its
+    step, where the NanTensorHooks act as their after_run would have; a
+    step that did not move global_step by one stops it too and turns
+    automatic mode off (the cadences count one per step).
+
+    Returns:
+      (the global step, whether training goes on, whether all ran).
+    """
+    cadence = self._cadence
+    cadence.skip(num_steps)
+    started = time.monotonic()
+    done = self._runner.advance(num_steps=num_steps, step=current,
+                                check_nan=cadence.checks_nan)
+    self._sizer.record(done.steps, time.monotonic() - started)
+    cadence.skip(done.steps - num_steps)
+    if done.steps:
+      guard.after_call(current, done.steps)
+    current = self._runner.global_step(current + done.steps)
+    if not done.regular:
+      self._automatic = False
+    if done.nan_loss is not None and cadence.nan_seen(done.nan_loss):
+      return current, False, False
+    return current, not done.ended, (done.steps == num_steps and
+                                     done.regular)

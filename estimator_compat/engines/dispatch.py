@@ -77,6 +77,10 @@ def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
     raise UnsupportedOnFunctionEngine(
         f"{reason}; but {blocker}. Fix: drop one of the two (e.g. train on "
         "one device).") from error
+  if config.jit_compile:
+    raise UnsupportedOnFunctionEngine(
+        f"{reason}; but RunConfig(jit_compile=True) needs the function "
+        "engine. Fix: RunConfig(jit_compile=False).") from error
   if call == "train" and config.steps_per_loop_required:
     raise UnsupportedOnFunctionEngine(
         f"{reason}; but RunConfig(steps_per_loop={config.steps_per_loop}) "

@@ -117,6 +117,10 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until `steps`/`max_steps` or the end of input; returns last loss."""
+  if setup.config.jit_compile:
+    raise ValueError(
+        "RunConfig(jit_compile=True) needs the function engine. Fix: "
+        "RunConfig(engine='function') (the default), or jit_compile=False.")
   if setup.config.steps_per_loop_required:
     raise ValueError(
         f"RunConfig(steps_per_loop={setup.config.steps_per_loop}) needs the "

@@ -29,9 +29,12 @@ from estimator_compat.model_fn_call import (ModelSetup, call_model_fn,
 from estimator_compat.spec import EstimatorSpec
 
 _v1 = tf.compat.v1
-_RUNS = ("MirroredStrategy", "MirroredStrategyV1", "OneDeviceStrategy",
-         "OneDeviceStrategyV1")
-_MULTI_WORKER = ("MultiWorkerMirrored", "CollectiveAllReduce")
+# Exactly these classes (not subclasses): the TF1 strategy the graph engine
+# runs is rebuilt from their devices, which would drop a subclass's changes.
+_RUNS = (tf.distribute.MirroredStrategy, _v1.distribute.MirroredStrategy,
+         tf.distribute.OneDeviceStrategy, _v1.distribute.OneDeviceStrategy)
+_MULTI_WORKER = (tf.distribute.MultiWorkerMirroredStrategy,
+                 _v1.distribute.experimental.MultiWorkerMirroredStrategy)
 
 
 def unsupported(config: Any) -> Optional[str]:
@@ -55,7 +58,7 @@ def unsupported(config: Any) -> Optional[str]:
       return (f"train_distribute={name} needs a TF_CONFIG cluster on the "
               "graph engine")
     return None
-  if name not in _RUNS:
+  if type(config.train_distribute) not in _RUNS:
     return (f"the graph engine does not run train_distribute={name} (it runs "
             "MirroredStrategy and OneDeviceStrategy)")
   return None
@@ -79,8 +82,7 @@ def wanted(config: Any) -> bool:
 
 def is_multi_worker(config: Any) -> bool:
   """Whether train_distribute is a multi-worker (collective) strategy."""
-  name = type(config.train_distribute).__name__
-  return any(part in name for part in _MULTI_WORKER)
+  return isinstance(config.train_distribute, _MULTI_WORKER)
 
 
 def on_workers(setup: ModelSetup, saving_listeners, train_fn) -> Any:
@@ -109,13 +111,12 @@ def on_workers(setup: ModelSetup, saving_listeners, train_fn) -> Any:
 
 def _v1_strategy(strategy: Any) -> Any:
   """The TF1 form of a strategy (itself if already)."""
-  name = type(strategy).__name__
-  if name.endswith("V1"):
+  if isinstance(strategy, _v1.distribute.Strategy):
     return strategy
-  if any(part in name for part in _MULTI_WORKER):
+  if isinstance(strategy, _MULTI_WORKER):
     return _v1.distribute.experimental.MultiWorkerMirroredStrategy()
   devices = list(strategy.extended.worker_devices)
-  if name == "OneDeviceStrategy":
+  if isinstance(strategy, tf.distribute.OneDeviceStrategy):
     return _v1.distribute.OneDeviceStrategy(devices[0])
   return _v1.distribute.MirroredStrategy(devices=devices)
 

@@ -1,6 +1,8 @@
 """train / evaluate / predict on the function engine (one call of a mode)."""
 
-from typing import Any, Dict, Iterator, Optional, Sequence
+import time
+from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
+                    Tuple)
 
 import tensorflow as tf
 
@@ -9,7 +11,9 @@ from estimator_compat.distribute import strategies
 from estimator_compat import loss_summary
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
+from estimator_compat.engines.controller import CallSizer
 from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import variable_saver
@@ -39,6 +43,28 @@ class _StepCounterHook(StepCounterHook):
     self._summary_tag = "global_step/sec"
 
 
+class HookedBuild:
+  """A TracedModel build_fn that also makes the call's HookRunner.
+
+  `build(spec)` returns (fetches, hooks); the hooks' begin() runs inside the
+  trace, where the tensors they look up or create belong, and `runner` then
+  holds them; `spec` is the EstimatorSpec the trace built.
+  """
+
+  def __init__(self, build: Callable[[Any], Tuple[Dict[str, Any],
+                                                  List[Any]]]):
+    self._build = build
+    self.runner: Optional[HookRunner] = None
+    self.spec: Any = None
+
+  def __call__(self, spec: Any) -> Dict[str, Any]:
+    self.spec = spec
+    fetches, hooks = self._build(spec)
+    self.runner = HookRunner(hooks)
+    self.runner.begin()
+    return fetches
+
+
 def _session(model: TracedModel) -> EagerSession:
   return EagerSession(model.graph, model.fetcher.run)
 
@@ -64,11 +90,38 @@ def _steps(model: TracedModel, runner: HookRunner
     yield values
 
 
-def _run_steps(model: TracedModel, runner: HookRunner, after_step) -> None:
-  """Runs `_steps` until `after_step(values)` returns True."""
-  for values in _steps(model, runner):
-    if after_step(values):
-      break
+def _evaluation_steps(model: TracedModel, runner: HookRunner,
+                      steps: Optional[int],
+                      steps_per_loop: Optional[int]) -> None:
+  """Updates the metrics over `steps` batches or until the input ends.
+
+  With steps_per_loop None (automatic) and hooks that look at no step (or
+  count their own iterations), the batches no hook observes run many per
+  call: the same updates in the same order, the same number of batches.
+  """
+  cadence = HookCadence(runner.hooks, None, runner.session)
+  batched = steps_per_loop is None and cadence.counts_iterations_only
+  sizer = CallSizer()
+  done = 0
+  while not runner.stop_requested and (steps is None or done < steps):
+    if batched:
+      planned = sizer.limit()
+      for wanted in (cadence.steps_to_next(0),
+                     None if steps is None else steps - done):
+        if wanted is not None:
+          planned = min(planned, int(wanted))
+      if planned > 1:
+        cadence.skip(planned - 1)
+        started = time.monotonic()
+        try:
+          model.repeat(planned - 1)
+        except tf.errors.OutOfRangeError:
+          return
+        sizer.record(planned - 1, time.monotonic() - started)
+        done += planned - 1
+    if next(_steps(model, runner), None) is None:
+      return
+    done += 1
 
 
 def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
@@ -83,8 +136,6 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
                              saving_listeners=saving_listeners,
                              strategy=strategy)
   dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
-  hook_holder = {}
-
   def build(spec):
     scaffold_fields.check(spec.scaffold, "train")
     # The summary hooks share one cached writer per directory; made here,
@@ -119,12 +170,11 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     all_hooks += list(spec.training_hooks)
     if config.is_chief:
       all_hooks = list(spec.training_chief_hooks) + all_hooks
-    hook_holder["runner"] = HookRunner(all_hooks)
-    hook_holder["runner"].begin()
-    return {"__train_op__": spec.train_op}
+    return {"__train_op__": spec.train_op}, all_hooks
 
-  model = TracedModel(setup, ModeKeys.TRAIN, dataset, build, strategy)
-  hook_runner = hook_holder["runner"]
+  hooked = HookedBuild(build)
+  model = TracedModel(setup, ModeKeys.TRAIN, dataset, hooked, strategy)
+  hook_runner = hooked.runner
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
   variable_saver.restore_or_warm_start(
@@ -132,11 +182,17 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
   hook_runner.after_create_session(_session(model))
+  cadence = None
+  if config.steps_per_loop is None and not strategies.is_multi_worker(
+      strategy):
+    # Workers would plan different calls (only the chief has some hooks).
+    cadence = HookCadence(hook_runner.hooks, model.spec.loss,
+                          hook_runner.session)
   return TrainingController(
       runner=SyncRunner(model, hook_runner.variables, global_step),
       hooks=SyncHooks(hook_runner, model.graph), checkpoints=writer,
       global_step=global_step, steps=steps, max_steps=max_steps,
-      steps_per_loop=config.steps_per_loop).run()
+      steps_per_loop=config.steps_per_loop, cadence=cadence).run()
 
 
 def model_read_name(graph: tf.Graph) -> str:
@@ -151,32 +207,21 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   strategy = strategies.for_evaluation(setup.config)
   dataset = make_input(setup, input_fn, ModeKeys.EVAL, strategy)
-  hook_holder = {}
-
   def build(spec):
     scaffold_fields.check(spec.scaffold, "evaluate")
-    runner = HookRunner(list(hooks) + list(spec.evaluation_hooks))
-    hook_holder["runner"] = runner
-    runner.begin()
-    return {}
+    return {}, list(hooks) + list(spec.evaluation_hooks)
 
-  model = TracedModel(setup, ModeKeys.EVAL, dataset, build, strategy,
+  hooked = HookedBuild(build)
+  model = TracedModel(setup, ModeKeys.EVAL, dataset, hooked, strategy,
                       metrics_fn=graph_engine.metric_ops)
   variables = model.capture.saveable_by_name()
   if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
                  "initialization to evaluate.", setup.model_dir)
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
-  runner = hook_holder["runner"]
+  runner = hooked.runner
   runner.after_create_session(_session(model))
-  done = {"n": 0}
-
-  def after_step(values):
-    del values
-    done["n"] += 1
-    return steps is not None and done["n"] >= steps
-
-  _run_steps(model, runner, after_step)
+  _evaluation_steps(model, runner, steps, setup.config.steps_per_loop)
   final = model.run_without_input(model.metric_values)
   runner.end()
   results = {key: tf.nest.map_structure(to_numpy, value)
@@ -191,34 +236,30 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
   dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)
-  hook_holder = {}
-
   def build(spec):
     scaffold_fields.check(spec.scaffold, "predict")
     predictions = graph_engine._select_predictions(spec, predict_keys)  # pylint: disable=protected-access
-    runner = HookRunner(list(hooks) + list(spec.prediction_hooks))
-    hook_holder["runner"] = runner
-    runner.begin()
+    all_hooks = list(hooks) + list(spec.prediction_hooks)
     if isinstance(predictions, dict):
       # Fetched by position: MultiHead's keys are (head, key) tuples.
-      hook_holder["prediction_keys"] = list(predictions)
-      return {f"prediction:{i}": v
-              for i, v in enumerate(predictions.values())}
-    return {"prediction": predictions}
+      return ({f"prediction:{i}": v
+               for i, v in enumerate(predictions.values())}, all_hooks)
+    return {"prediction": predictions}, all_hooks
 
   features_spec = dataset.element_spec
   if isinstance(features_spec, tuple) and len(features_spec) == 2:
     dataset = dataset.map(lambda features, labels: features)
-  model = TracedModel(setup, ModeKeys.PREDICT, dataset, build)
+  hooked = HookedBuild(build)
+  model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked)
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
-  runner = hook_holder["runner"]
+  runner = hooked.runner
   runner.after_create_session(_session(model))
   for values in _steps(model, runner):
     if "prediction" in values:
       batch = values["prediction"]
     else:
-      keys = hook_holder["prediction_keys"]
+      keys = list(graph_engine._select_predictions(hooked.spec, predict_keys))  # pylint: disable=protected-access
       batch = {keys[int(k[len("prediction:"):])]: v
                for k, v in values.items() if k.startswith("prediction:")}
     if yield_single_examples:

@@ -15,6 +15,7 @@ the alternatives. A worker that dies is survived: the coordinator
 reschedules its closures on the others.
 """
 
+import contextlib
 from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
@@ -23,6 +24,7 @@ from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import strategies
 from estimator_compat.engines.controller import StepReports
 from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import coordinator_log
 from estimator_compat.engines.function import ps_runner
 from estimator_compat.engines.function import scaffold_fields
@@ -90,11 +92,19 @@ class _StepFunction:
           features, labels = element
         else:
           features, labels = element, None
-        loss = self._strategy.run(self._replica, args=(features, labels))
+        # With jit_compile, the model's operations are marked for XLA.
+        with (tf.xla.experimental.jit_scope(compile_ops=True)
+              if self._setup.config.jit_compile else
+              contextlib.nullcontext()):
+          loss = self._strategy.run(self._replica, args=(features, labels))
         return i + 1, tf.reshape(tf.cast(loss, tf.float32), [])
 
-      _, loss = tf.while_loop(lambda i, _: i < num_steps, body,
-                              (tf.constant(0, tf.int64), tf.constant(0.0)))
+      # A non-finite loss ends the closure at its step (the controller then
+      # raises NanLossDuringTrainingError, as at one step per closure).
+      _, loss = tf.while_loop(
+          lambda i, loss: tf.logical_and(
+              i < num_steps, tf.logical_or(i == 0, tf.math.is_finite(loss))),
+          body, (tf.constant(0, tf.int64), tf.constant(0.0)))
     return loss
 
 
@@ -160,11 +170,17 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   runner = ps_runner.PsRunner(
       setup=setup, coordinator=coordinator, step_function=step_fn.function,
       iterator=iterator, num_workers=num_workers, global_step=global_step)
+  cadence = None
+  if config.steps_per_loop is None and num_workers == 1:
+    # With one worker a closure's steps end where they were planned; with
+    # more, others run on meanwhile (one step per closure, as before).
+    cadence = HookCadence(hook_port.runner.hooks, None,
+                          hook_port.runner.session)
   return TrainingController(
       runner=runner, hooks=hook_port, checkpoints=writer,
       global_step=global_step, steps=steps, max_steps=max_steps,
       steps_per_loop=config.steps_per_loop, check_nan=True,
-      reports=reports).run()
+      reports=reports, cadence=cadence).run()
 
 
 def variables_for_names(variables: Dict[str, Any]) -> Dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat.engines.controller import StepsRun
+from estimator_compat.engines.controller import Advanced, StepsRun
 from estimator_compat.engines.function.session import HookRunner, to_numpy
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
 
@@ -44,6 +44,19 @@ class SyncRunner:
       if key.startswith("var:"):
         values[key] = self._hook_variables[key].numpy()
     return StepsRun(steps=num_steps, loss=values.get(LOSS), values=values)
+
+  def advance(self, *, num_steps: int, step: int,
+              check_nan: bool) -> Advanced:
+    """Runs up to `num_steps` steps no hook sees, in one call."""
+    try:
+      ran, nan, loss, regular = self._model.advance(num_steps, step,
+                                                    check_nan)
+    except tf.errors.OutOfRangeError:
+      # Every step before the end moved global_step by one.
+      ran = int(self._global_step.value().numpy()) - step
+      return Advanced(steps=ran, ended=True)
+    return Advanced(steps=ran, nan_loss=loss if nan else None,
+                    regular=regular)
 
   def global_step(self, counted: int) -> int:
     """The step as the variable holds it (read once per call, ~0.3 ms)."""

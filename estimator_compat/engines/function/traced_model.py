@@ -31,6 +31,7 @@ from estimator_compat.model_fn_call import ModelSetup, call_model_fn
 from estimator_compat.spec import EstimatorSpec
 
 LOSS = "__loss__"
+TRAIN_OP = "__train_op__"
 METRIC_UPDATE = "__metric_update__"
 
 
@@ -53,6 +54,19 @@ def _nonempty_weight(features) -> tf.Tensor:
   else:
     rows = tf.shape(first, out_type=tf.int64)[0]
   return tf.cast(rows > 0, tf.float32)
+
+
+def quiet_function(python_function: Callable[..., Any],
+                   autograph: bool = True) -> Any:
+  """tf.function of a loop made once per call of a mode.
+
+  Each train() traces its loop once, by design; TensorFlow's warning about
+  frequent retracing (a log line the Estimator never printed) would appear
+  after a few train() calls.
+  """
+  function = tf.function(python_function, autograph=autograph)
+  function._omit_frequent_tracing_warning = True  # pylint: disable=protected-access
+  return function
 
 
 class TracedModel:
@@ -92,6 +106,7 @@ class TracedModel:
       self._iterator = iter(dataset)
     self.spec: Optional[EstimatorSpec] = None
     self.read_tensor_name: Optional[str] = None
+    self.step_after_name: Optional[str] = None
     self._fetches: Dict[str, Any] = {}
     self._input_ops = []
     # What tf.compat.v1.wrap_function does, minus its variable holder (our
@@ -110,6 +125,7 @@ class TracedModel:
     self.graph = self._wrapped.graph
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
+    self._advance_loops: Dict[bool, Any] = {}
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
     self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
@@ -153,13 +169,27 @@ class TracedModel:
           if isinstance(t, tf.Tensor)]
       features, labels = element if self._has_labels else (element, None)
       labels = labels if self._mode != ModeKeys.PREDICT else None
-      if strategy is None:
-        self.spec = call_model_fn(self._setup, features, labels, self._mode)
-        if self._metrics_fn is not None:
-          self.metric_values, self.metric_update = self._metrics_fn(self.spec)
-      else:
-        self.spec = self._call_on_replicas(strategy, features, labels)
+      # With jit_compile, the model's operations (not the input's, not the
+      # hooks') are marked for XLA, which compiles those it supports.
+      with (tf.xla.experimental.jit_scope(compile_ops=True)
+            if self._setup.config.jit_compile else contextlib.nullcontext()):
+        if strategy is None:
+          self.spec = call_model_fn(self._setup, features, labels, self._mode)
+          if self._metrics_fn is not None:
+            self.metric_values, self.metric_update = self._metrics_fn(
+                self.spec)
+        else:
+          self.spec = self._call_on_replicas(strategy, features, labels)
       fetches = dict(self._build_fn(self.spec))
+      if fetches.get(TRAIN_OP) is not None:
+        # The step's global step once its train_op ran (the automatic loop
+        # checks that each step moved it by one).
+        with tf.control_dependencies([as_graph_fetch(fetches[TRAIN_OP],
+                                                     graph)]):
+          after = (strategy.extended.read_var(global_step) if strategy
+                   else global_step.read_value())
+          self.step_after_name = tf.identity(
+              after, name="global_step/after_step").name
       fetches[METRIC_UPDATE] = self.metric_update
       if self.spec.loss is not None:
         fetches[LOSS] = self.spec.loss
@@ -290,9 +320,79 @@ class TracedModel:
           plain()
         return fetching()
 
-      loop = tf.function(run_loop)
+      loop = quiet_function(run_loop)
       self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
+
+  def repeat(self, num_steps: int) -> None:
+    """Runs `num_steps` steps fetching only what every step fetches.
+
+    In one call (evaluation: the metric updates).
+
+    Raises:
+      tf.errors.OutOfRangeError: the input ended (the steps before it ran).
+    """
+    loop = self._loops.get("repeat")
+    if loop is None:
+      plain = self._function(())
+
+      def run_plain(n):
+        for _ in tf.range(n):
+          plain()
+
+      loop = quiet_function(run_plain)
+      self._loops["repeat"] = loop
+    loop(tf.constant(num_steps, tf.int64))
+
+  def advance(self, num_steps: int, step: int,
+              check_nan: bool) -> Tuple[int, bool, Any, bool]:
+    """Runs up to `num_steps` training steps fetching what every step fetches.
+
+    In one call; after each step it checks that the step moved the global
+    step from `step` by exactly one more (read once its train_op ran) and
+    (when `check_nan`) that its loss is not NaN, and stops after the first
+    that fails.
+
+    Returns:
+      (steps run, whether the last loss is NaN, the last loss, whether every
+      step moved global_step by one).
+
+    Raises:
+      tf.errors.OutOfRangeError: the input ended (the steps before it ran,
+        each moving global_step by one).
+    """
+    loop = self._advance_loops.get(check_nan)
+    if loop is None:
+      moved_key = "tensor:" + self.step_after_name
+      plain = self._function((moved_key,))
+      loss_dtype = self._fetches[LOSS].dtype
+
+      def run_plain(n, start):
+
+        def going(ran, nan, regular, loss):
+          del loss
+          return tf.logical_and(ran < n, tf.logical_and(
+              regular, tf.logical_not(nan)))
+
+        def one_step(ran, nan, regular, loss):
+          del nan, regular, loss
+          outputs = plain()
+          loss = tf.reshape(outputs[LOSS], [])
+          ran += 1
+          nan = tf.math.is_nan(loss) if check_nan else tf.constant(False)
+          moved = tf.cast(outputs[moved_key], tf.int64)
+          return ran, nan, tf.equal(moved, start + ran), loss
+
+        return tf.while_loop(
+            going, one_step,
+            (tf.constant(0, tf.int64), tf.constant(False), tf.constant(True),
+             tf.zeros([], loss_dtype)))
+
+      loop = quiet_function(run_plain, autograph=False)
+      self._advance_loops[check_nan] = loop
+    ran, nan, regular, loss = loop(tf.constant(num_steps, tf.int64),
+                                   tf.constant(step, tf.int64))
+    return int(ran), bool(nan), loss.numpy(), bool(regular)
 
   def run_without_input(self, fetches: Dict[str, Any]) -> Dict[str, Any]:
     """Evaluates graph tensors that depend on variables only (no input).

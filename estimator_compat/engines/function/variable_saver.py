@@ -150,6 +150,7 @@ class CheckpointWriter:
         every_steps=config.save_checkpoints_steps) if (
             config.save_checkpoints_steps or
             config.save_checkpoints_secs) else None
+    self._every_steps = config.save_checkpoints_steps
     self._saver = make_saver(setup, variables)
     if self._enabled:  # keep_checkpoint_max across runs, as in TF1.
       checkpoint_files.recover_kept(self._saver, self._model_dir)
@@ -176,6 +177,13 @@ class CheckpointWriter:
   def due(self, step: int) -> bool:
     """True if after_step(step) would save."""
     return self._enabled and self._timer.should_trigger_for_step(step)
+
+  def steps_to_next(self, step: int) -> Optional[int]:
+    """Steps from `step` until the step cadence saves; None: by time only."""
+    if not self._enabled or not self._every_steps:
+      return None
+    last = self._timer.last_triggered_step()
+    return 1 if last is None else max(1, last + self._every_steps - step)
 
   def after_step(self, step: int) -> bool:
     """Saves when the cadence says so; True if a listener asked to stop."""
