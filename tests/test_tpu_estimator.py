@@ -117,15 +117,35 @@ def test_batch_size_per_mode_and_eval_metrics_dict(engine, tmp_path):
   assert {int(p["batch"]) for p in predictions} == {4}
 
 
-def test_iterations_per_loop_is_steps_per_loop_on_the_function_engine():
-  config = tpu.RunConfig(tpu_config=tpu.TPUConfig(iterations_per_loop=7))
-  assert config.steps_per_loop == 7
-  assert not config.steps_per_loop_required  # the graph engine ignores it
+class _StepRecorder(tf.compat.v1.train.SessionRunHook):
+  """A hook of unknown cadence: records the global step after each run."""
+
+  def __init__(self):
+    self.steps = []
+
+  def begin(self):
+    self._step = tf.compat.v1.train.get_global_step()
+
+  def before_run(self, run_context):
+    return tf.compat.v1.train.SessionRunArgs(self._step)
+
+  def after_run(self, run_context, run_values):
+    self.steps.append(int(run_values.results))
+
+
+def test_iterations_per_loop_leaves_every_step_to_the_hooks(engine, tmp_path):
+  # Without a TPU the real TPUEstimator ran one step per session call, so a
+  # hook saw every step whatever iterations_per_loop said.
+  config = tpu.RunConfig(tpu_config=tpu.TPUConfig(iterations_per_loop=4))
+  assert config.steps_per_loop is None and not config.steps_per_loop_required
   replaced = config.replace(tpu_config=tpu.TPUConfig(iterations_per_loop=3))
-  assert replaced.steps_per_loop == 3 and replaced.tpu_config.iterations_per_loop == 3
+  assert replaced.tpu_config.iterations_per_loop == 3
+  assert replaced.steps_per_loop is None
   assert tpu.RunConfig(steps_per_loop=2).steps_per_loop_required
-  assert tpu.RunConfig(
-      tpu_config=tpu.TPUConfig(iterations_per_loop="30s")).steps_per_loop == 1
+  recorder = _StepRecorder()
+  est = _estimator(tmp_path, iterations=4)
+  est.train(_input_fn, steps=6, hooks=[recorder])
+  assert recorder.steps == [0, 1, 2, 3, 4, 5]
 
 
 def test_graph_engine_runs_a_large_iterations_per_loop(engine, tmp_path):

@@ -3,10 +3,11 @@
 Every field of the real classes is accepted and validated by the same
 rules, so a TPU program's configuration runs unchanged; on CPU/GPU
 (`TPUEstimator(use_tpu=False)`) most TPU fields have nothing to do.
-`iterations_per_loop` (a step count) becomes the function engine's
-`steps_per_loop`: that many steps per call, hooks once per call, as a TPU
-ran them; the graph engine, which runs one step per session call as the
-Estimator did on CPU, ignores it.
+`iterations_per_loop` is validated and kept; it does not set how many
+steps run per call. Without a TPU the real TPUEstimator ran one step per
+session call, so every hook saw every step; here the default automatic
+steps per call (`steps_per_loop=None`) batches only the steps no hook
+observes, which gives the same results and hook calls.
 """
 
 import collections
@@ -19,7 +20,6 @@ import numpy as np
 import tensorflow as tf
 
 from estimator_compat import run_config as run_config_lib
-from estimator_compat import tf_logging as logging
 
 _ITERATIONS = re.compile(r"^(\d+)([smh])?$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
@@ -154,18 +154,12 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_FIELDS)):
         experimental_feed_hook)
 
 
-def _loop_steps(tpu_config: TPUConfig) -> int:
-  """The function engine's steps_per_loop for `tpu_config`."""
-  parsed = parse_iterations_per_loop(tpu_config.iterations_per_loop)
-  return parsed.value if parsed.unit == "count" else 1
-
-
 class RunConfig(run_config_lib.RunConfig):
   """A RunConfig with TPU settings: the real `tpu.RunConfig`'s arguments.
 
-  `steps_per_loop` (ours) defaults to `tpu_config.iterations_per_loop`
-  (when a step count), as a hint the graph engine ignores; passing it
-  explicitly makes it the base RunConfig's setting.
+  `steps_per_loop` (ours) is the base RunConfig's setting (automatic by
+  default); `tpu_config.iterations_per_loop` does not change it (see the
+  module docstring).
   """
 
   def __init__(self,
@@ -188,9 +182,6 @@ class RunConfig(run_config_lib.RunConfig):
         session_config that already has a cluster_def.
     """
     tpu_config = tpu_config or TPUConfig()
-    self._steps_per_loop_given = "steps_per_loop" in kwargs
-    if not self._steps_per_loop_given:
-      kwargs["steps_per_loop"] = _loop_steps(tpu_config)
     super().__init__(**kwargs)
     if kwargs.get("session_config") is None:
       # The real tpu.RunConfig kept no between-graph session config for a
@@ -229,30 +220,10 @@ class RunConfig(run_config_lib.RunConfig):
   tpu_config = property(lambda self: self._tpu_config)
   cluster = property(lambda self: self._cluster)
 
-  @property
-  def steps_per_loop_required(self) -> bool:
-    """Only an explicit steps_per_loop binds; iterations_per_loop hints."""
-    return self._steps_per_loop_given and self._steps_per_loop != 1
-
   def replace(self, **kwargs: Any) -> "RunConfig":
     """A copy with fields replaced; `tpu_config` may be replaced too."""
     tpu_config = kwargs.pop("tpu_config", None)
-    if "steps_per_loop" in kwargs:
-      given = True
-    else:
-      given = self._steps_per_loop_given
-      if tpu_config is not None and not given:
-        kwargs["steps_per_loop"] = _loop_steps(tpu_config)
     new = super().replace(**kwargs)
-    new._steps_per_loop_given = given  # pylint: disable=protected-access
     if tpu_config is not None:
       new._tpu_config = tpu_config  # pylint: disable=protected-access
     return new
-
-
-def log_time_based_loop(tpu_config: TPUConfig) -> None:
-  """Says once that a time-based iterations_per_loop runs step by step."""
-  if parse_iterations_per_loop(tpu_config.iterations_per_loop).unit != "count":
-    logging.info(
-        "TPUConfig(iterations_per_loop=%r) is a duration: training runs one "
-        "step per call (steps_per_loop=1).", tpu_config.iterations_per_loop)

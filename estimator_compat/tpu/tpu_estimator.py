@@ -204,7 +204,6 @@ class TPUEstimator(Estimator):
     if model_fn is not None and callable(model_fn) and (
         "params" not in fn_args(model_fn)):
       raise _needs_params_error("model_fn", model_fn)
-    tpu_config_lib.log_time_based_loop(config.tpu_config)
     every_n_steps, every_n_secs = _log_cadence(config)
     batch_sizes = {ModeKeys.TRAIN: train_batch_size,
                    ModeKeys.EVAL: eval_batch_size,
