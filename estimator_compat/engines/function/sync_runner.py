@@ -35,14 +35,16 @@ class SyncRunner:
             fetches: Sequence[str]) -> Optional[StepsRun]:
     """Runs `num_steps` steps in one call; None once the input has ended."""
     del steps_left  # num_steps is already within it: nothing runs ahead.
+    # A variable a hook fetches is read before the step, as a TF1 session
+    # read it (the read has no dependency on the train_op and runs first).
+    read_before = {key: self._hook_variables[key].numpy()
+                   for key in fetches if key.startswith("var:")}
     try:
       outputs = self._model.step(fetches, num_steps)
     except tf.errors.OutOfRangeError:
       return None
     values = {key: to_numpy(value) for key, value in outputs.items()}
-    for key in fetches:
-      if key.startswith("var:"):
-        values[key] = self._hook_variables[key].numpy()
+    values.update(read_before)
     return StepsRun(steps=num_steps, loss=values.get(LOSS), values=values)
 
   def advance(self, *, num_steps: int, step: int,
