@@ -7,13 +7,18 @@ a subprocess; the expected lines and counts are those the real Estimator
 
 import collections
 import importlib
+import logging
 import os
 import re
 import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -67,6 +72,11 @@ _EXPECTED = [
     (r"Loss for final step: 0\.19627573\.", 1),
     (r"Skipping training since max_steps has already saved\.", 1),
     (r"Restoring parameters from MODEL_DIR/model\.ckpt-5", 1),
+    (r"Starting evaluation at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", 1),
+    (r"Evaluation \[1/2\]", 1),
+    (r"Evaluation \[2/2\]", 1),
+    (r"Inference Time : \d+\.\d{5}s", 1),
+    (r"Finished evaluation at \d{4}-\d\d-\d\d-\d\d:\d\d:\d\d", 1),
     (r"Saving dict for global step 5: global_step = 5, loss = 0\.84879476",
      1),
 ]
@@ -106,3 +116,57 @@ def test_library_modules_do_not_log_through_absl(module):
   # after which every "tensorflow" logger line is printed twice.
   with open(importlib.import_module(module).__file__) as f:
     assert "from absl import logging" not in f.read()
+
+
+class _Lines(logging.Handler):
+
+  def __init__(self):
+    super().__init__()
+    self.lines = []
+
+  def emit(self, record):
+    self.lines.append(record.getMessage())
+
+
+def _progress_model_fn(features, labels, mode):
+  del labels
+  w = tf.compat.v1.get_variable("w", [1], initializer=tf.zeros_initializer())
+  loss = tf.reduce_mean(features["x"] * w)
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=tf.no_op())
+
+
+@pytest.mark.parametrize("steps, expected", [
+    # Until the input ends (7 batches): every batch, no total.
+    (None, [f"Evaluation [{i}]" for i in range(1, 8)]),
+    # From 20 steps on, every tenth of them (floor) and the last.
+    (25, [f"Evaluation [{i}/25]" for i in range(2, 25, 2)]
+     + ["Evaluation [25/25]"]),
+])
+def test_evaluation_progress_lines(engine, tmp_path, steps, expected):
+  # The lines TF's evaluation loop printed for the Estimator, also when the
+  # function engine runs many batches per call.
+  rows = np.arange(14 if steps is None else 100, dtype=np.float32)
+
+  def input_fn():
+    data = tf.data.Dataset.from_tensor_slices(({"x": rows}, rows)).batch(2)
+    return data if steps is None else data.repeat()
+
+  handler = _Lines()
+  logger = logging.getLogger("tensorflow")
+  logger.addHandler(handler)
+  level = logger.level
+  logger.setLevel(logging.INFO)
+  try:
+    tfe.Estimator(_progress_model_fn, model_dir=str(tmp_path)).evaluate(
+        input_fn, steps=steps)
+  finally:
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+  progress = [line for line in handler.lines
+              if line.startswith("Evaluation [")]
+  assert progress == expected
+  starts = [i for i, line in enumerate(handler.lines)
+            if line.startswith("Starting evaluation at ")]
+  ends = [i for i, line in enumerate(handler.lines)
+          if line.startswith("Finished evaluation at ")]
+  assert len(starts) == 1 and len(ends) == 1 and starts[0] < ends[0]

@@ -24,6 +24,7 @@ from estimator_compat.engines.function.session import (
 from estimator_compat.engines.function.sync_runner import SyncHooks
 from estimator_compat.engines.function.sync_runner import SyncRunner
 from estimator_compat.engines.function.traced_model import TracedModel
+from estimator_compat.eval_progress import EvalProgress
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
@@ -92,12 +93,14 @@ def _steps(model: TracedModel, runner: HookRunner
 
 def _evaluation_steps(model: TracedModel, runner: HookRunner,
                       steps: Optional[int],
-                      steps_per_loop: Optional[int]) -> None:
+                      steps_per_loop: Optional[int],
+                      progress: EvalProgress) -> None:
   """Updates the metrics over `steps` batches or until the input ends.
 
   With steps_per_loop None (automatic) and hooks that look at no step (or
   count their own iterations), the batches no hook observes run many per
-  call: the same updates in the same order, the same number of batches.
+  call: the same updates in the same order, the same number of batches and
+  the same progress lines.
   """
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
@@ -113,15 +116,17 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
       if planned > 1:
         cadence.skip(planned - 1)
         started = time.monotonic()
-        try:
-          model.repeat(planned - 1)
-        except tf.errors.OutOfRangeError:
+        ran = model.repeat(planned - 1)
+        for completed in range(done + 1, done + ran + 1):
+          progress.step_done(completed)
+        done += ran
+        if ran < planned - 1:
           return
-        sizer.record(planned - 1, time.monotonic() - started)
-        done += planned - 1
+        sizer.record(ran, time.monotonic() - started)
     if next(_steps(model, runner), None) is None:
       return
     done += 1
+    progress.step_done(done)
 
 
 def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
@@ -218,12 +223,16 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
                  "initialization to evaluate.", setup.model_dir)
+  progress = EvalProgress(steps)
+  progress.start()  # Before the restore, as the Estimator logged them.
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hooked.runner
   runner.after_create_session(_session(model))
-  _evaluation_steps(model, runner, steps, setup.config.steps_per_loop)
+  _evaluation_steps(model, runner, steps, setup.config.steps_per_loop,
+                    progress)
   final = model.run_without_input(model.metric_values)
   runner.end()
+  progress.finish()
   results = {key: tf.nest.map_structure(to_numpy, value)
              for key, value in final.items()}
   results["global_step"] = variables["global_step"].numpy()

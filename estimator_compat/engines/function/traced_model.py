@@ -324,25 +324,38 @@ class TracedModel:
       self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
 
-  def repeat(self, num_steps: int) -> None:
-    """Runs `num_steps` steps fetching only what every step fetches.
+  def repeat(self, num_steps: int) -> int:
+    """Runs up to `num_steps` steps fetching only what every step fetches.
 
     In one call (evaluation: the metric updates).
 
-    Raises:
-      tf.errors.OutOfRangeError: the input ended (the steps before it ran).
+    Returns:
+      How many steps ran: `num_steps`, or fewer when the input ended (the
+      steps before the end ran).
     """
     loop = self._loops.get("repeat")
     if loop is None:
       plain = self._function(())
+      with tf.init_scope():
+        ran = tf.Variable(0, dtype=tf.int64, trainable=False)
 
       def run_plain(n):
+        ran.assign(0)
         for _ in tf.range(n):
-          plain()
+          # Counted only once the step's outputs exist: a step whose input
+          # ended raises before it is counted.
+          outputs = [t for t in tf.nest.flatten(plain()) if t is not None]
+          with tf.control_dependencies(outputs):
+            ran.assign_add(1)
 
-      loop = quiet_function(run_plain)
+      loop = (quiet_function(run_plain), ran)
       self._loops["repeat"] = loop
-    loop(tf.constant(num_steps, tf.int64))
+    function, ran = loop
+    try:
+      function(tf.constant(num_steps, tf.int64))
+    except tf.errors.OutOfRangeError:
+      return int(ran.numpy())
+    return num_steps
 
   def advance(self, num_steps: int, step: int,
               check_nan: bool) -> Tuple[int, bool, Any, bool]:
