@@ -27,13 +27,20 @@ def _load(name):
   with open(os.path.join(folder, "results.json")) as f:
     results = json.load(f)
   variables = dict(np.load(os.path.join(folder, "variables.npz")))
-  predictions = dict(np.load(os.path.join(folder, "predictions.npz")))
+  # Canned estimators predict class names: object arrays, stored pickled.
+  predictions = dict(np.load(os.path.join(folder, "predictions.npz"),
+                             allow_pickle=True))
   served_path = os.path.join(folder, "served.npz")
-  served = dict(np.load(served_path)) if os.path.exists(served_path) else {}
+  served = dict(np.load(served_path, allow_pickle=True)) if os.path.exists(served_path) else {}
   return folder, results, variables, predictions, served
 
 
 def _assert_close(actual, expected, what):
+  if np.asarray(expected).dtype.kind in "OSU":  # Class names: exact.
+    np.testing.assert_array_equal(np.asarray(actual, dtype=object),
+                                  np.asarray(expected, dtype=object),
+                                  err_msg=what)
+    return
   np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),
                              np.asarray(expected, dtype=np.float64),
                              rtol=RTOL, atol=ATOL, err_msg=what)
