@@ -116,6 +116,14 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("head.regression_head", "estimator_compat.head",
                ("LogisticRegressionHead", "PoissonRegressionHead",
                 "RegressionHead")),
+    ModulePath("canned.linear", "estimator_compat.canned.linear",
+               ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
+                "LinearEstimatorV2", "LinearModel", "LinearRegressor",
+                "LinearRegressorV2", "linear_logit_fn_builder")),
+    ModulePath("canned.baseline", "estimator_compat.canned.baseline",
+               ("BaselineClassifier", "BaselineClassifierV2",
+                "BaselineEstimator", "BaselineEstimatorV2",
+                "BaselineRegressor", "BaselineRegressorV2")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):

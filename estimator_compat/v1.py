@@ -18,6 +18,15 @@ import estimator_compat
 # version differs from the `tf.estimator` one. The module's attribute of the
 # same name is used unless the entry is "module:attribute".
 V1_PUBLIC: Dict[str, str] = {}
+# The TF1 Linear and Baseline families.
+V1_PUBLIC.update({
+    "BaselineClassifier": "estimator_compat.canned.baseline",
+    "BaselineEstimator": "estimator_compat.canned.baseline",
+    "BaselineRegressor": "estimator_compat.canned.baseline",
+    "LinearClassifier": "estimator_compat.canned.linear",
+    "LinearEstimator": "estimator_compat.canned.linear",
+    "LinearRegressor": "estimator_compat.canned.linear",
+})
 
 
 def __getattr__(name: str) -> Any:
