@@ -7,7 +7,7 @@ object per such path into `sys.modules`, holding only the public names that
 estimator_compat implements. A name we do not implement is absent, so it
 fails as it would on an install without it: `AttributeError`, or
 `ImportError` for `from ... import name`. Modules we have nothing for (e.g.
-`canned`, `keras_lib`) are not registered: importing them raises
+`canned.dnn`, `keras_lib`) are not registered: importing them raises
 `ModuleNotFoundError`, which is what tf-keras's `model_to_estimator` expects
 when the Estimator lacks it.
 """
@@ -107,12 +107,22 @@ MODULES: Tuple[ModulePath, ...] = (
                 "SessionRunValues")),
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
+    ModulePath("extenders", "estimator_compat", ("add_metrics",)),
+    ModulePath("canned.metric_keys", "estimator_compat.head.keys",
+               ("MetricKeys",)),
+    ModulePath("canned.prediction_keys", "estimator_compat.head.keys",
+               ("PredictionKeys",)),
     ModulePath("head", "estimator_compat.head", ()),
+    ModulePath("head.head_utils", "estimator_compat.head.head_utils",
+               ("binary_or_multi_class_head",)),
     ModulePath("head.base_head", "estimator_compat.head.base_head", ("Head",)),
     ModulePath("head.binary_class_head", "estimator_compat.head",
                ("BinaryClassHead",)),
     ModulePath("head.multi_class_head", "estimator_compat.head",
                ("MultiClassHead",)),
+    ModulePath("head.multi_head", "estimator_compat.head", ("MultiHead",)),
+    ModulePath("head.multi_label_head", "estimator_compat.head",
+               ("MultiLabelHead",)),
     ModulePath("head.regression_head", "estimator_compat.head",
                ("LogisticRegressionHead", "PoissonRegressionHead",
                 "RegressionHead")),

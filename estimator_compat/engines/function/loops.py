@@ -6,6 +6,7 @@ import tensorflow as tf
 
 from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import strategies
+from estimator_compat import loss_summary
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import TrainingController
@@ -93,7 +94,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     if config.is_chief:
       with tf.Graph().as_default():
         tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
-    tf.compat.v1.summary.scalar("loss", spec.loss)
+    loss_summary.add_loss_summary(spec.loss)
     merged = scaffold_fields.summary_op(spec.scaffold)
     graph = tf.compat.v1.get_default_graph()
     read = graph.get_tensor_by_name(model_read_name(graph))
@@ -199,7 +200,10 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     hook_holder["runner"] = runner
     runner.begin()
     if isinstance(predictions, dict):
-      return {"prediction:" + k: v for k, v in predictions.items()}
+      # Fetched by position: MultiHead's keys are (head, key) tuples.
+      hook_holder["prediction_keys"] = list(predictions)
+      return {f"prediction:{i}": v
+              for i, v in enumerate(predictions.values())}
     return {"prediction": predictions}
 
   features_spec = dataset.element_spec
@@ -214,8 +218,9 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     if "prediction" in values:
       batch = values["prediction"]
     else:
-      batch = {k[len("prediction:"):]: v for k, v in values.items()
-               if k.startswith("prediction:")}
+      keys = hook_holder["prediction_keys"]
+      batch = {keys[int(k[len("prediction:"):])]: v
+               for k, v in values.items() if k.startswith("prediction:")}
     if yield_single_examples:
       yield from graph_engine._single_examples(batch)  # pylint: disable=protected-access
     else:
