@@ -107,6 +107,15 @@ MODULES: Tuple[ModulePath, ...] = (
                 "SessionRunValues")),
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
+    ModulePath("head", "estimator_compat.head", ()),
+    ModulePath("head.base_head", "estimator_compat.head.base_head", ("Head",)),
+    ModulePath("head.binary_class_head", "estimator_compat.head",
+               ("BinaryClassHead",)),
+    ModulePath("head.multi_class_head", "estimator_compat.head",
+               ("MultiClassHead",)),
+    ModulePath("head.regression_head", "estimator_compat.head",
+               ("LogisticRegressionHead", "PoissonRegressionHead",
+                "RegressionHead")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):

@@ -128,7 +128,7 @@ def _export_and_serve(tf, estimator, program):
                       "outputs": sorted(signature.structured_outputs)}
     if input_names == sorted(inputs):
       for name, value in signature(**inputs).items():
-        served[f"{key}/{name}"] = value.numpy()
+        served[f"{key}/{name}"] = record_lib.plain_array(value.numpy())
   structure["path_is_bytes"] = isinstance(path, bytes)
   return structure, served
 

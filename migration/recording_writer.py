@@ -139,9 +139,14 @@ def stack_predictions(predictions: List[Any]) -> Dict[str, np.ndarray]:
   if not predictions:
     return {}
   if isinstance(predictions[0], dict):
-    return {key: np.stack([p[key] for p in predictions])
+    return {key: plain_array(np.stack([p[key] for p in predictions]))
             for key in predictions[0]}
-  return {"predictions": np.stack(predictions)}
+  return {"predictions": plain_array(np.stack(predictions))}
+
+
+def plain_array(array: np.ndarray) -> np.ndarray:
+  """String predictions as a bytes array: np.load reads it without pickle."""
+  return array.astype(np.bytes_) if array.dtype == object else array
 
 
 def jsonable(value: Any) -> Any:
