@@ -23,6 +23,7 @@ import tensorflow as tf
 from estimator_compat import mode_keys
 from estimator_compat import spec as spec_lib
 from estimator_compat import export as export_lib
+from estimator_compat.head import checks
 from estimator_compat.head import keys as keys_lib
 
 ModeKeys = mode_keys.ModeKeys
@@ -63,6 +64,10 @@ class Head(abc.ABC):
   def update_metrics(self, eval_metrics, features, logits, labels,
                      regularization_losses=None):
     """Updates `eval_metrics` with a batch and returns them."""
+
+  def _check_loss_reduction(self, reduction: Any) -> None:
+    """Raises ValueError for a reduction this kind of head does not take."""
+    checks.loss_reduction(reduction)
 
   def _summary_key(self, key: str) -> str:
     return f"{key}/{self.name}" if self.name else key

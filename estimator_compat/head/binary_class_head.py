@@ -44,7 +44,7 @@ class BinaryClassHead(base_head.Head):
       if threshold <= 0.0 or threshold >= 1.0:
         raise ValueError(f"thresholds not in (0, 1): {(thresholds,)}. Fix: "
                          "pass thresholds strictly between 0 and 1.")
-    checks.loss_reduction(loss_reduction)
+    self._check_loss_reduction(loss_reduction)
     if loss_fn:
       checks.loss_fn_args(loss_fn)
     self._weight_column = weight_column
@@ -66,7 +66,7 @@ class BinaryClassHead(base_head.Head):
   def loss_reduction(self) -> str:
     return self._loss_reduction
 
-  def _label_ids(self, logits, labels) -> tf.Tensor:
+  def _processed_labels(self, logits, labels) -> tf.Tensor:
     """Labels as float 0/1 ids, checked."""
     labels = checks.dense_labels(labels, logits, 1)
     if self._label_vocabulary is not None:
@@ -90,7 +90,7 @@ class BinaryClassHead(base_head.Head):
     features = features or {}
     with tf.compat.v1.name_scope("losses"):
       logits = checks.logits_with_final_dim(logits, 1)
-      labels = self._label_ids(logits, labels)
+      labels = self._processed_labels(logits, labels)
       loss, weights = self._unweighted_loss_and_weights(logits, labels,
                                                         features)
       return base_head.add_regularization(
@@ -168,7 +168,7 @@ class BinaryClassHead(base_head.Head):
     features = features or {}
     class_ids = self.predictions(logits)[_P.CLASS_IDS]
     logits = checks.logits_with_final_dim(logits, 1)
-    labels = self._label_ids(logits, labels)
+    labels = self._processed_labels(logits, labels)
     loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
     key = self._summary_key
     eval_metrics[key(_K.LOSS_MEAN)].update_state(

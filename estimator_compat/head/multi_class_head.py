@@ -64,7 +64,7 @@ class MultiClassHead(base_head.Head):
           f"len(label_vocabulary)={len(label_vocabulary)}, "
           f"n_classes={n_classes}, label_vocabulary={label_vocabulary}. Fix: "
           "give one label string per class.")
-    checks.loss_reduction(loss_reduction)
+    self._check_loss_reduction(loss_reduction)
     if loss_fn:
       checks.loss_fn_args(loss_fn)
     self._n_classes = checks.n_classes_above_two(n_classes)
@@ -86,7 +86,7 @@ class MultiClassHead(base_head.Head):
   def loss_reduction(self) -> str:
     return self._loss_reduction
 
-  def _label_ids(self, logits, labels):
+  def _processed_labels(self, logits, labels):
     labels = checks.dense_labels(labels, logits, 1)
     return label_ids(labels, self._n_classes, self._label_vocabulary)
 
@@ -108,7 +108,7 @@ class MultiClassHead(base_head.Head):
     features = features or {}
     with tf.compat.v1.name_scope("losses"):
       logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-      ids = self._label_ids(logits, labels)
+      ids = self._processed_labels(logits, labels)
       loss, weights = self._unweighted_loss_and_weights(logits, ids, features)
       return base_head.add_regularization(
           base_head.weighted_loss(loss, weights, self._loss_reduction),
@@ -161,7 +161,7 @@ class MultiClassHead(base_head.Head):
     features = features or {}
     class_ids = self.predictions(logits)[_P.CLASS_IDS]
     logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-    ids = self._label_ids(logits, labels)
+    ids = self._processed_labels(logits, labels)
     loss, weights = self._unweighted_loss_and_weights(logits, ids, features)
     eval_metrics[self._summary_key(_K.LOSS_MEAN)].update_state(
         values=loss, sample_weight=weights)

@@ -38,7 +38,7 @@ class RegressionHead(base_head.Head):
     if label_dimension < 1:
       raise ValueError(f"Invalid label_dimension {label_dimension}. Fix: "
                        "label_dimension must be at least 1.")
-    checks.loss_reduction(loss_reduction)
+    self._check_loss_reduction(loss_reduction)
     if loss_fn:
       checks.loss_fn_args(loss_fn)
     self._logits_dimension = label_dimension
@@ -60,7 +60,7 @@ class RegressionHead(base_head.Head):
   def loss_reduction(self) -> str:
     return self._loss_reduction
 
-  def _labels(self, logits, labels):
+  def _processed_labels(self, logits, labels):
     labels = checks.dense_labels(labels, logits, self._logits_dimension)
     return tf.cast(labels, tf.float32)
 
@@ -83,7 +83,7 @@ class RegressionHead(base_head.Head):
     features = features or {}
     with tf.compat.v1.name_scope("losses"):
       logits = checks.logits_with_final_dim(logits, self._logits_dimension)
-      labels = self._labels(logits, labels)
+      labels = self._processed_labels(logits, labels)
       loss, weights = self._unweighted_loss_and_weights(logits, labels,
                                                         features)
       return base_head.add_regularization(
@@ -116,7 +116,7 @@ class RegressionHead(base_head.Head):
     features = features or {}
     predicted = self.predictions(logits)[_P.PREDICTIONS]
     logits = checks.logits_with_final_dim(logits, self._logits_dimension)
-    labels = self._labels(logits, labels)
+    labels = self._processed_labels(logits, labels)
     loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
     key = self._summary_key
     eval_metrics[key(_K.LOSS_MEAN)].update_state(values=loss,
