@@ -64,6 +64,15 @@ _PUBLIC = {
     "DNNClassifier": "estimator_compat.canned.dnn:DNNClassifierV2",
     "DNNEstimator": "estimator_compat.canned.dnn:DNNEstimatorV2",
     "DNNRegressor": "estimator_compat.canned.dnn:DNNRegressorV2",
+    "DNNLinearCombinedClassifier":
+        "estimator_compat.canned.dnn_linear_combined:"
+        "DNNLinearCombinedClassifierV2",
+    "DNNLinearCombinedEstimator":
+        "estimator_compat.canned.dnn_linear_combined:"
+        "DNNLinearCombinedEstimatorV2",
+    "DNNLinearCombinedRegressor":
+        "estimator_compat.canned.dnn_linear_combined:"
+        "DNNLinearCombinedRegressorV2",
     "install": "estimator_compat.installer",
     "experimental": "estimator_compat.experimental",
     "export": "estimator_compat.export",

@@ -112,6 +112,11 @@ MODULES: Tuple[ModulePath, ...] = (
                ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
                 "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",
                 "dnn_logit_fn_builder")),
+    ModulePath("canned.dnn_linear_combined",
+               "estimator_compat.canned.dnn_linear_combined",
+               tuple(f"DNNLinearCombined{kind}{version}"
+                     for kind in ("Classifier", "Estimator", "Regressor")
+                     for version in ("", "V2"))),
     ModulePath("head", "estimator_compat.head", ()),
     ModulePath("head.base_head", "estimator_compat.head.base_head", ("Head",)),
     ModulePath("head.binary_class_head", "estimator_compat.head",

@@ -17,10 +17,14 @@ import estimator_compat
 # Public name -> the module defining its TF1 version, for names whose TF1
 # version differs from the `tf.estimator` one. The module's attribute of the
 # same name is used unless the entry is "module:attribute".
+_DLC = "estimator_compat.canned.dnn_linear_combined"
 V1_PUBLIC: Dict[str, str] = {
     "DNNClassifier": "estimator_compat.canned.dnn",
     "DNNEstimator": "estimator_compat.canned.dnn",
     "DNNRegressor": "estimator_compat.canned.dnn",
+    "DNNLinearCombinedClassifier": _DLC,
+    "DNNLinearCombinedEstimator": _DLC,
+    "DNNLinearCombinedRegressor": _DLC,
 }
 
 
