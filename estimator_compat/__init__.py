@@ -59,6 +59,8 @@ _PUBLIC = {
     "Head": "estimator_compat.head",
     "LogisticRegressionHead": "estimator_compat.head",
     "MultiClassHead": "estimator_compat.head",
+    "MultiHead": "estimator_compat.head",
+    "MultiLabelHead": "estimator_compat.head",
     "PoissonRegressionHead": "estimator_compat.head",
     "RegressionHead": "estimator_compat.head",
     "DNNClassifier": "estimator_compat.canned.dnn:DNNClassifierV2",

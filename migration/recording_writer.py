@@ -139,7 +139,8 @@ def stack_predictions(predictions: List[Any]) -> Dict[str, np.ndarray]:
   if not predictions:
     return {}
   if isinstance(predictions[0], dict):
-    return {key: plain_array(np.stack([p[key] for p in predictions]))
+    # MultiHead predictions are keyed by (head name, key) tuples.
+    return {str(key): plain_array(np.stack([p[key] for p in predictions]))
             for key in predictions[0]}
   return {"predictions": plain_array(np.stack(predictions))}
 

@@ -199,7 +199,10 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     hook_holder["runner"] = runner
     runner.begin()
     if isinstance(predictions, dict):
-      return {"prediction:" + k: v for k, v in predictions.items()}
+      # Fetched by position: MultiHead's keys are (head, key) tuples.
+      hook_holder["prediction_keys"] = list(predictions)
+      return {f"prediction:{i}": v
+              for i, v in enumerate(predictions.values())}
     return {"prediction": predictions}
 
   features_spec = dataset.element_spec
@@ -214,8 +217,9 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     if "prediction" in values:
       batch = values["prediction"]
     else:
-      batch = {k[len("prediction:"):]: v for k, v in values.items()
-               if k.startswith("prediction:")}
+      keys = hook_holder["prediction_keys"]
+      batch = {keys[int(k[len("prediction:"):])]: v
+               for k, v in values.items() if k.startswith("prediction:")}
     if yield_single_examples:
       yield from graph_engine._single_examples(batch)  # pylint: disable=protected-access
     else:
