@@ -75,6 +75,15 @@ _PUBLIC = {
     "DNNLinearCombinedRegressor":
         "estimator_compat.canned.dnn_linear_combined:"
         "DNNLinearCombinedRegressorV2",
+    "BaselineClassifier": "estimator_compat.canned.baseline_v2",
+    "BaselineEstimator": "estimator_compat.canned.baseline_v2",
+    "BaselineRegressor": "estimator_compat.canned.baseline_v2",
+    "LinearClassifier": "estimator_compat.canned.linear_v2",
+    "LinearEstimator": "estimator_compat.canned.linear_v2",
+    "LinearRegressor": "estimator_compat.canned.linear_v2",
+    "add_metrics": "estimator_compat.extenders",
+    "classifier_parse_example_spec": "estimator_compat.head.parse_spec",
+    "regressor_parse_example_spec": "estimator_compat.head.parse_spec",
     "install": "estimator_compat.installer",
     "experimental": "estimator_compat.experimental",
     "export": "estimator_compat.export",

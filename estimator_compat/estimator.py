@@ -93,6 +93,8 @@ class Estimator:
   model_dir = property(lambda self: self._model_dir)
   config = property(lambda self: copy.deepcopy(self._config))
   params = property(lambda self: copy.deepcopy(self._params))
+  # The real Estimator's attribute, read by tf.estimator.add_metrics.
+  _warm_start_settings = property(lambda self: self._setup.warm_start)
 
   @property
   def model_fn(self) -> Callable[..., Any]:

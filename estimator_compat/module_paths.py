@@ -7,7 +7,7 @@ object per such path into `sys.modules`, holding only the public names that
 estimator_compat implements. A name we do not implement is absent, so it
 fails as it would on an install without it: `AttributeError`, or
 `ImportError` for `from ... import name`. Modules we have nothing for (e.g.
-`canned`, `keras_lib`) are not registered: importing them raises
+`canned.dnn`, `keras_lib`) are not registered: importing them raises
 `ModuleNotFoundError`, which is what tf-keras's `model_to_estimator` expects
 when the Estimator lacks it.
 """
@@ -117,7 +117,14 @@ MODULES: Tuple[ModulePath, ...] = (
                tuple(f"DNNLinearCombined{kind}{version}"
                      for kind in ("Classifier", "Estimator", "Regressor")
                      for version in ("", "V2"))),
+    ModulePath("extenders", "estimator_compat", ("add_metrics",)),
+    ModulePath("canned.metric_keys", "estimator_compat.head.keys",
+               ("MetricKeys",)),
+    ModulePath("canned.prediction_keys", "estimator_compat.head.keys",
+               ("PredictionKeys",)),
     ModulePath("head", "estimator_compat.head", ()),
+    ModulePath("head.head_utils", "estimator_compat.head.head_utils",
+               ("binary_or_multi_class_head",)),
     ModulePath("head.base_head", "estimator_compat.head.base_head", ("Head",)),
     ModulePath("head.binary_class_head", "estimator_compat.head",
                ("BinaryClassHead",)),
@@ -129,6 +136,14 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("head.regression_head", "estimator_compat.head",
                ("LogisticRegressionHead", "PoissonRegressionHead",
                 "RegressionHead")),
+    ModulePath("canned.linear", "estimator_compat.canned.linear",
+               ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
+                "LinearEstimatorV2", "LinearModel", "LinearRegressor",
+                "LinearRegressorV2", "linear_logit_fn_builder")),
+    ModulePath("canned.baseline", "estimator_compat.canned.baseline",
+               ("BaselineClassifier", "BaselineClassifierV2",
+                "BaselineEstimator", "BaselineEstimatorV2",
+                "BaselineRegressor", "BaselineRegressorV2")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):

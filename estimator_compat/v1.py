@@ -26,6 +26,21 @@ V1_PUBLIC: Dict[str, str] = {
     "DNNLinearCombinedEstimator": _DLC,
     "DNNLinearCombinedRegressor": _DLC,
 }
+V1_PUBLIC.update({
+    "classifier_parse_example_spec":
+        "estimator_compat.head.parse_spec:classifier_parse_example_spec_v1",
+    "regressor_parse_example_spec":
+        "estimator_compat.head.parse_spec:regressor_parse_example_spec_v1",
+})
+# The TF1 Linear and Baseline families.
+V1_PUBLIC.update({
+    "BaselineClassifier": "estimator_compat.canned.baseline",
+    "BaselineEstimator": "estimator_compat.canned.baseline",
+    "BaselineRegressor": "estimator_compat.canned.baseline",
+    "LinearClassifier": "estimator_compat.canned.linear",
+    "LinearEstimator": "estimator_compat.canned.linear",
+    "LinearRegressor": "estimator_compat.canned.linear",
+})
 
 
 def __getattr__(name: str) -> Any:

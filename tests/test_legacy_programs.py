@@ -110,9 +110,20 @@ def _check_premade_numbers(model_dir, printed, batch_size):
   np.testing.assert_allclose(shown, expected, atol=0.051)
 
 
+def _check_linear_tutorial(model_dir, printed, batch_size):
+  del model_dir, batch_size
+  # The real LinearClassifier's evaluate() keys (TF 2.15), all 64 rows
+  # predicted.
+  assert ("result keys: accuracy accuracy_baseline auc auc_precision_recall "
+          "average_loss global_step label/mean loss precision "
+          "prediction/mean recall") in printed
+  assert "predicted 64 probabilities" in printed
+
+
 NUMBERS = {"iris_custom_estimator": _check_iris_numbers,
            "premade_estimator": _check_premade_numbers,
-           "guide_object_checkpoint": lambda *_: None}  # all in the golden
+           "guide_object_checkpoint": lambda *_: None,  # all in the golden
+           "linear_tutorial": _check_linear_tutorial}
 
 
 @pytest.mark.parametrize("engine", ["default", "graph"])

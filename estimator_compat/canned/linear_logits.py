@@ -21,6 +21,11 @@ Internal API (used by canned/linear.py and by DNNLinearCombined*):
 
 Both write TensorFlow 2.15's summaries: `bias` (a scalar for one unit, a
 histogram otherwise) and `fraction_of_zero_weights` (of the column weights).
+
+* `check_partitioned_training_engine()`: call before training partitioned
+  weights with a `tf.compat.v1.train` optimizer (the v1 linear model always
+  partitions): on the function engine it raises NeedsGraphEngine, since the
+  TF1 optimizers name and save the slots of partitions from their graph ops.
 """
 
 from typing import Any, Dict, List, Sequence, Tuple
@@ -32,6 +37,9 @@ from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 from tensorflow.python.feature_column import serialization
 from tensorflow.python.ops import variable_scope
 
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
+
 _V1_COLUMNS_MESSAGE = (
     "Received a feature column from TensorFlow v1, but this is a TensorFlow "
     "v2 Estimator. Please either use v2 feature columns (accessible via "
@@ -39,6 +47,21 @@ _V1_COLUMNS_MESSAGE = (
     "Estimator for use with v1 feature columns (accessible via "
     "tf.compat.v1.estimator.* and tf.compat.v1.feature_column.*, "
     "respectively.")
+
+
+def check_partitioned_training_engine() -> None:
+  """Raises NeedsGraphEngine when a function engine traces the model_fn.
+
+  Raises:
+    NeedsGraphEngine: the model_fn is traced into a function graph.
+  """
+  if tf.inside_function():
+    raise NeedsGraphEngine(
+        "The tf.compat.v1.estimator linear model partitions its weights "
+        "(.../weights/part_<i>), and a tf.compat.v1.train optimizer creates "
+        "and saves the slots of partitioned variables (.../part_<i>/Ftrl) "
+        "from their TF1 graph ops, which needs a TF1 Session graph to train. "
+        f"{GRAPH_ENGINE_FIX}")
 
 
 def expand_partitions(variables: Sequence[Any]) -> List[Any]:

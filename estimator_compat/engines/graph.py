@@ -19,6 +19,7 @@ from estimator_compat import checkpoint_reading
 from estimator_compat import eval_summary
 from estimator_compat import front_checks
 from estimator_compat import keras_metrics
+from estimator_compat import loss_summary
 from estimator_compat import predict_input_check
 from estimator_compat import scaffold_savers
 from estimator_compat import tf_logging as logging
@@ -141,7 +142,7 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
   spec, config = built.spec, setup.config
   with built.graph.as_default(), built.scope():
-    _v1.summary.scalar("loss", spec.loss)
+    loss_summary.add_loss_summary(spec.loss)
     _restore_or_warm_start(
         setup, checkpoint_reading.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)

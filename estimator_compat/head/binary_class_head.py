@@ -70,6 +70,11 @@ class BinaryClassHead(base_head.Head):
     """Labels as float 0/1 ids, checked."""
     labels = checks.dense_labels(labels, logits, 1)
     if self._label_vocabulary is not None:
+      if labels.dtype != tf.string:  # TF 2.15's vocabulary table refused.
+        raise TypeError(
+            "Dtype of argument `keys` must be <dtype: 'string'>, received: "
+            f"{labels.dtype}. Fix: feed the label strings, or drop "
+            "label_vocabulary for integer labels.")
       labels = vocabulary.vocabulary_ids(labels, self._label_vocabulary)
     labels = tf.cast(labels, tf.float32)
     return checks.label_range(labels, n_classes=2)

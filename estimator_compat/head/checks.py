@@ -33,6 +33,8 @@ _LABEL_SHAPE = (
     "labels shape must be [D0, D1, ... DN, {}]. Suggested Fix: check your "
     "n_classes argument to the head and/or the shape of your label.")
 _LOGITS_SHAPE = "logits shape must be [D0, D1, ... DN, logits_dimension]"
+_LOGITS_FIX = ("Fix: give the model's last layer head.logits_dimension "
+               "units.")
 
 
 def _rank(tensor: Any) -> Optional[int]:
@@ -62,7 +64,8 @@ def dense_labels(labels: Any, logits: tf.Tensor,
       if len(shape) < 2:
         raise ValueError(
             f"labels must have rank at least 2.  Received rank {len(shape)}, "
-            f"shape {shape}")
+            f"shape {shape}. Fix: feed labels of shape [batch_size, "
+            f"{expected_labels_dimension}].")
       if shape[-1] != expected_labels_dimension:
         raise ValueError(_MISMATCHED_LABEL_DIM.format(
             expected_labels_dimension, shape[-1]))
@@ -106,10 +109,11 @@ def logits_with_final_dim(logits: Any, expected_dimension: Any) -> tf.Tensor:
       if static.rank < 2:
         raise ValueError(
             f"logits must have rank at least 2.  Received rank {static.rank}, "
-            f"shape {tuple(static)}")
+            f"shape {tuple(static)}. {_LOGITS_FIX}")
       if (isinstance(expected_dimension, int)
           and static[-1] != expected_dimension):
-        raise ValueError(f"{_LOGITS_SHAPE}, got {tuple(static)}.")
+        raise ValueError(
+            f"{_LOGITS_SHAPE}, got {tuple(static)}. {_LOGITS_FIX}")
       return logits
     shape = tf.compat.v1.shape(logits)
     assert_rank = tf.compat.v1.debugging.assert_rank_at_least(
@@ -118,7 +122,7 @@ def logits_with_final_dim(logits: Any, expected_dimension: Any) -> tf.Tensor:
       if static.rank is not None and static[-1] is not None:
         if (isinstance(expected_dimension, int)
             and static[-1] != expected_dimension):
-          raise ValueError(f"{_LOGITS_SHAPE}, got {static}.")
+          raise ValueError(f"{_LOGITS_SHAPE}, got {static}. {_LOGITS_FIX}")
         return logits
       assert_dim = tf.compat.v1.debugging.assert_equal(
           expected_dimension, shape[-1], data=[shape], message=_LOGITS_SHAPE)

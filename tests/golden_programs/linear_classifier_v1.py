@@ -8,6 +8,8 @@ import tensorflow as tf
 from tests.golden_programs import _canned_linear_data as data
 
 TRAIN_STEPS = 40
+# The v1 linear model's partitioned weights train on the graph engine only.
+TRAINS_ON_GRAPH_ENGINE = True
 train_input_fn, eval_input_fn, predict_input_fn = data.input_fns(data.MULTI)
 serving_input_receiver_fn = data.serving_input_receiver_fn_for(
     tf.compat.v1.feature_column)

@@ -6,6 +6,7 @@ import tensorflow as tf
 
 from estimator_compat import checkpoint_reading
 from estimator_compat.distribute import strategies
+from estimator_compat import loss_summary
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import TrainingController
@@ -93,7 +94,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     if config.is_chief:
       with tf.Graph().as_default():
         tf.compat.v1.summary.FileWriterCache.get(setup.model_dir)
-    tf.compat.v1.summary.scalar("loss", spec.loss)
+    loss_summary.add_loss_summary(spec.loss)
     merged = scaffold_fields.summary_op(spec.scaffold)
     graph = tf.compat.v1.get_default_graph()
     read = graph.get_tensor_by_name(model_read_name(graph))
