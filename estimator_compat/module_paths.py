@@ -107,6 +107,16 @@ MODULES: Tuple[ModulePath, ...] = (
                 "SessionRunValues")),
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
+    ModulePath("canned", "estimator_compat.canned", ()),
+    ModulePath("canned.dnn", "estimator_compat.canned.dnn",
+               ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
+                "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",
+                "dnn_logit_fn_builder")),
+    ModulePath("canned.dnn_linear_combined",
+               "estimator_compat.canned.dnn_linear_combined",
+               tuple(f"DNNLinearCombined{kind}{version}"
+                     for kind in ("Classifier", "Estimator", "Regressor")
+                     for version in ("", "V2"))),
     ModulePath("extenders", "estimator_compat", ("add_metrics",)),
     ModulePath("canned.metric_keys", "estimator_compat.head.keys",
                ("MetricKeys",)),

@@ -17,12 +17,21 @@ import estimator_compat
 # Public name -> the module defining its TF1 version, for names whose TF1
 # version differs from the `tf.estimator` one. The module's attribute of the
 # same name is used unless the entry is "module:attribute".
+_DLC = "estimator_compat.canned.dnn_linear_combined"
 V1_PUBLIC: Dict[str, str] = {
+    "DNNClassifier": "estimator_compat.canned.dnn",
+    "DNNEstimator": "estimator_compat.canned.dnn",
+    "DNNRegressor": "estimator_compat.canned.dnn",
+    "DNNLinearCombinedClassifier": _DLC,
+    "DNNLinearCombinedEstimator": _DLC,
+    "DNNLinearCombinedRegressor": _DLC,
+}
+V1_PUBLIC.update({
     "classifier_parse_example_spec":
         "estimator_compat.head.parse_spec:classifier_parse_example_spec_v1",
     "regressor_parse_example_spec":
         "estimator_compat.head.parse_spec:regressor_parse_example_spec_v1",
-}
+})
 # The TF1 Linear and Baseline families.
 V1_PUBLIC.update({
     "BaselineClassifier": "estimator_compat.canned.baseline",

@@ -28,18 +28,16 @@ def _load(name):
   with open(os.path.join(folder, "results.json")) as f:
     results = json.load(f)
   variables = dict(np.load(os.path.join(folder, "variables.npz")))
-  # Canned estimators predict class names: object arrays, stored pickled.
-  predictions = dict(np.load(os.path.join(folder, "predictions.npz"),
-                             allow_pickle=True))
+  predictions = dict(np.load(os.path.join(folder, "predictions.npz")))
   served_path = os.path.join(folder, "served.npz")
-  served = dict(np.load(served_path, allow_pickle=True)) if os.path.exists(served_path) else {}
+  served = dict(np.load(served_path)) if os.path.exists(served_path) else {}
   return folder, results, variables, predictions, served
 
 
 def _assert_close(actual, expected, what):
-  if np.asarray(expected).dtype.kind in "OSU":  # Class names: exact.
-    np.testing.assert_array_equal(np.asarray(actual, dtype=object),
-                                  np.asarray(expected, dtype=object),
+  if np.asarray(expected).dtype.kind in "SUO":  # class strings: exact.
+    np.testing.assert_array_equal(np.asarray(actual).astype(np.bytes_),
+                                  np.asarray(expected).astype(np.bytes_),
                                   err_msg=what)
     return
   np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),

@@ -45,33 +45,32 @@ def _stub_getattr(module_name):
   return module_getattr
 
 
+# Test helper modules of the Estimator (not tests themselves) that the test
+# files import by the real package's path; tools/conformance.py copies them
+# next to the tests, unchanged, and the harness loads them under that path.
+SUPPORT_MODULES = (
+    "canned/dnn_testing_utils.py",
+    "canned/linear_testing_utils.py",
+)
 _BASE = "tensorflow_estimator.python.estimator"
 
 
-def _load_helpers():
-  """Loads the copied test helpers (conformance.HELPER_FILES) under their
-  real module paths, so the unchanged test files import them."""
-  import conformance  # pylint: disable=g-import-not-at-top
-  for relative in conformance.HELPER_FILES:
+def _load_support_modules():
+  """The copied helper modules, under the real package's module paths."""
+  for relative in SUPPORT_MODULES:
     path = os.path.join(os.getcwd(), relative)
-    name = _BASE + "." + relative[:-len(".py")].replace("/", ".")
+    name = _BASE + "." + relative[:-3].replace("/", ".")
     if not os.path.exists(path) or name in sys.modules:
       continue
-    parent_name, _, child = name.rpartition(".")
-    if parent_name not in sys.modules:
-      parent = types.ModuleType(parent_name)
-      parent.__path__ = []
-      sys.modules[parent_name] = parent
-      grand, _, leaf = parent_name.rpartition(".")
-      setattr(sys.modules[grand], leaf, parent)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    setattr(sys.modules[parent_name], child, module)
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
     try:
       spec.loader.exec_module(module)
     except Exception:  # pylint: disable=broad-except
-      # Its test files then fail to collect, which the report shows.
+      # A helper importing what we lack: the tests using it fail at import.
       del sys.modules[name]
 
 
@@ -88,7 +87,7 @@ def _install_estimator_compat():
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     setattr(sys.modules[parent], child, module)
-  _load_helpers()
+  _load_support_modules()
 
 
 def _where(longrepr):

@@ -6,6 +6,8 @@ import tensorflow as tf
 from tests.golden_programs import _canned_data as data
 
 TRAIN_STEPS = data.TRAIN_STEPS
+# TF1 optimizers on partitioned variables: training needs the graph engine.
+TRAINS_ON_GRAPH_ENGINE = True
 train_input_fn, eval_input_fn, predict_input_fn = data.input_fns(tf, data.REAL)
 serving_input_receiver_fn = data.serving_input_receiver_fn_for(
     tf, data.dense_columns(tf, v1=True))
