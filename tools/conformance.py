@@ -33,7 +33,11 @@ ROOT = os.path.dirname(TOOLS)
 TEST_DIR = os.path.join("tensorflow_estimator", "python", "estimator")
 TEST_FILES = ("estimator_test.py", "model_fn_test.py", "run_config_test.py",
               "training_test.py", "hooks/hooks_test.py",
-              "export/export_test.py", "canned/dnn_test_fc_v2.py",
+              "export/export_test.py", "head/base_head_test.py",
+              "head/binary_class_head_test.py",
+              "head/multi_class_head_test.py", "head/multi_head_test.py",
+              "head/multi_label_head_test.py",
+              "head/regression_head_test.py", "canned/dnn_test_fc_v2.py",
               "canned/dnn_estimator_test.py",
               "canned/dnn_linear_combined_test.py",
               "canned/dnn_linear_combined_estimator_test.py")
