@@ -78,8 +78,9 @@ def python_values_as_tensors(result: Any) -> Any:
   Lists, tuples of values, numbers, strings and numpy arrays become tensors
   where they are features or labels: the two items of a (features, labels)
   pair (a tuple, or a list of two as the Estimator read it) and the values
-  of a features or labels dict. Anything else (a Dataset, tensors, a bare string or number
-  returned alone, which is rejected later) is returned unchanged.
+  of a features or labels dict. Anything else (a Dataset, tensors, a bare
+  string or number returned alone, which is rejected later) is returned
+  unchanged.
   """
   if isinstance(result, (tuple, list)) and len(result) == 2:
     return (_value_as_tensor(result[0], "features"),
