@@ -28,9 +28,13 @@ def _load(name):
   with open(os.path.join(folder, "results.json")) as f:
     results = json.load(f)
   variables = dict(np.load(os.path.join(folder, "variables.npz")))
-  predictions = dict(np.load(os.path.join(folder, "predictions.npz")))
+  # Goldens recorded before class names were stored as bytes hold them as
+  # object arrays (pickled).
+  predictions = dict(np.load(os.path.join(folder, "predictions.npz"),
+                             allow_pickle=True))
   served_path = os.path.join(folder, "served.npz")
-  served = dict(np.load(served_path)) if os.path.exists(served_path) else {}
+  served = (dict(np.load(served_path, allow_pickle=True))
+            if os.path.exists(served_path) else {})
   return folder, results, variables, predictions, served
 
 
