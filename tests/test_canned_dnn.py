@@ -102,3 +102,14 @@ def test_mirrored_two_replicas_train_like_one_device():
   assert results["step"] == 6
   assert results["mirrored_names"] == results["names"]
   assert results["worst"] < 1e-5
+
+
+def test_python_tuple_labels_and_features(engine, tmp_path):
+  # The Estimator's canned tests return labels as tuples of tuples; the
+  # Estimator passed them on and the head made them tensors.
+  def input_fn():
+    return {"x": ((1.0, 2.0), (3.0, 4.0))}, ((5.0,), (3.0,))
+
+  est = tfe.DNNRegressor([2], _columns(), model_dir=str(tmp_path))
+  est.train(input_fn, steps=1)
+  assert est.evaluate(input_fn, steps=1)["global_step"] == 1
