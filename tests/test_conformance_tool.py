@@ -69,11 +69,11 @@ def test_run_file_records_each_outcome_and_resumes_after_a_hang(tmp_path):
 def test_committed_lists_are_consistent():
   reference = conformance.read_id_file(conformance.REFERENCE_FILE)
   exclusions = conformance.read_id_file(conformance.EXCLUSIONS_FILE)
-  assert len(reference) == 405
+  assert len(reference) == 647  # 405 + 242 of the canned DNN files
   assert set(exclusions) <= set(reference)
   assert all(reason for reason in exclusions.values())
   assert {t.split("::")[0] for t in reference} == set(conformance.TEST_FILES)
-  assert len(conformance.counted_tests(list(conformance.TEST_FILES))) == 297
+  assert len(conformance.counted_tests(list(conformance.TEST_FILES))) == 524
 
 
 def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):
