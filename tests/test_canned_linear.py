@@ -176,3 +176,16 @@ def test_public_names_are_the_two_families():
   assert tfe_v1.BaselineEstimator.__name__ == "BaselineEstimator"
   assert linear.LinearClassifierV2 is tfe.LinearClassifier
   assert linear.LinearRegressor is tfe_v1.LinearRegressor
+
+
+@pytest.mark.usefixtures("engine")
+def test_python_tuples_from_input_fn_are_tensors(tmp_path):
+  """The Estimator's own canned tests return `{'age': ((17,),)}, ((5.,),)`."""
+  estimator = tfe.LinearRegressor([tf.feature_column.numeric_column("age")],
+                                  model_dir=str(tmp_path), optimizer="SGD")
+  estimator.train(lambda: ({"age": ((17.0,), (3.0,))}, ((5.0,), (1.0,))),
+                  steps=1)
+  # One SGD step (rate 0.2) on the mean squared error from zero weights.
+  np.testing.assert_allclose(
+      estimator.get_variable_value("linear/linear_model/age/weights"),
+      [[0.2 * (17.0 * 5.0 + 3.0 * 1.0)]], rtol=1e-5)

@@ -31,6 +31,7 @@ import pytest
 HARNESS_STUBS = (
     "tensorflow_estimator.python.estimator.canned",
     "tensorflow_estimator.python.estimator.canned.dnn",
+    "tensorflow_estimator.python.estimator.canned.dnn_testing_utils",
     "tensorflow_estimator.python.estimator.canned.prediction_keys",
 )
 

@@ -16,7 +16,7 @@ TensorFlow 2.15's (`linear/linear_model/<column>/weights`,
 `linear/linear_model/bias_weights`), so model_dirs move both ways.
 """
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict
 
 import tensorflow as tf
 
@@ -24,12 +24,13 @@ from estimator_compat import estimator as estimator_lib
 from estimator_compat.canned import linear_heads
 from estimator_compat.canned import linear_logits
 from estimator_compat.canned import optimizers
-from estimator_compat.canned.linear_logits import LinearModel  # pylint: disable=unused-import
 from estimator_compat.mode_keys import ModeKeys
+
+# The real module's Keras linear model (its tests use linear.LinearModel).
+LinearModel = linear_logits.LinearModel
 
 _LEARNING_RATE = optimizers.LINEAR_LEARNING_RATE
 _SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
-_SUM = "weighted_sum"
 
 
 def _check_features(features: Any) -> None:

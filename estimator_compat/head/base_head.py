@@ -140,15 +140,8 @@ def _check_optimizer(optimizer: Any) -> None:
         "tf.compat.v1.train optimizer goes through train_op_fn, e.g. "
         "train_op_fn=lambda loss: opt.minimize(loss, "
         "global_step=tf.compat.v1.train.get_global_step()).")
-  if isinstance(optimizer, legacy):
+  if isinstance(optimizer, (legacy, tf.keras.optimizers.Optimizer)):
     return
-  if isinstance(optimizer, tf.keras.optimizers.Optimizer):
-    # TF 2.15 accepted it here and then failed calling get_updates.
-    raise AttributeError(
-        f"'{type(optimizer).__name__}' object has no attribute "
-        "'get_updates'. Fix: heads call optimizer.get_updates(), which only "
-        "tf.keras.optimizers.legacy optimizers have: use "
-        f"tf.keras.optimizers.legacy.{type(optimizer).__name__}.")
   raise ValueError(
       "The given optimizer is not a tf.keras.optimizers.Optimizer instance. "
       f"Received optimizer of type {type(optimizer)}. Fix: pass a "
@@ -186,6 +179,13 @@ def train_op_for(optimizer=None, trainable_variables=None, train_op_fn=None,
                          "Fix: pass only one of them.")
       _check_optimizer(optimizer)
       _check_trainable_variables(trainable_variables)
+      if not hasattr(optimizer, "get_updates"):
+        # TF 2.15 accepted a new-style Keras optimizer, then failed here.
+        raise AttributeError(
+            f"'{type(optimizer).__name__}' object has no attribute "
+            "'get_updates'. Fix: heads call optimizer.get_updates(), which "
+            "only tf.keras.optimizers.legacy optimizers have: use "
+            f"tf.keras.optimizers.legacy.{type(optimizer).__name__}.")
       if loss_reduction == tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE:
         replicas = tf.distribute.get_strategy().num_replicas_in_sync
         if replicas > 1:

@@ -1,8 +1,6 @@
 """tf.estimator.BaselineClassifier (v2): 3 classes, label vocabulary, weight
 column, the default optimizer (Keras Ftrl)."""
 
-import tensorflow as tf
-
 from tests.golden_programs import _canned_linear_data as data
 
 TRAIN_STEPS = 40
@@ -14,7 +12,7 @@ serving_input_receiver_fn = data.age_serving_input_receiver_fn
 serving_inputs = data.serving_inputs
 
 
-def build_estimator(tf, model_dir):  # pylint: disable=redefined-outer-name
+def build_estimator(tf, model_dir):
   return tf.estimator.BaselineClassifier(
       model_dir=model_dir, n_classes=3, weight_column="w",
       label_vocabulary=["low", "mid", "high"], config=data.config())

@@ -1,7 +1,5 @@
 """tf.estimator.BaselineEstimator (v2) with a MultiClassHead."""
 
-import tensorflow as tf
-
 from tests.golden_programs import _canned_linear_data as data
 
 TRAIN_STEPS = 40
@@ -13,7 +11,7 @@ serving_input_receiver_fn = data.age_serving_input_receiver_fn
 serving_inputs = data.serving_inputs
 
 
-def build_estimator(tf, model_dir):  # pylint: disable=redefined-outer-name
+def build_estimator(tf, model_dir):
   return tf.estimator.BaselineEstimator(
       head=tf.estimator.MultiClassHead(
           n_classes=3, label_vocabulary=["low", "mid", "high"]),

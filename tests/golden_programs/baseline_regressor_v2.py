@@ -1,8 +1,6 @@
 """tf.estimator.BaselineRegressor (v2): label_dimension 2, optimizer by
 name."""
 
-import tensorflow as tf
-
 from tests.golden_programs import _canned_linear_data as data
 
 TRAIN_STEPS = 40
@@ -14,7 +12,7 @@ serving_input_receiver_fn = data.age_serving_input_receiver_fn
 serving_inputs = data.serving_inputs
 
 
-def build_estimator(tf, model_dir):  # pylint: disable=redefined-outer-name
+def build_estimator(tf, model_dir):
   return tf.estimator.BaselineRegressor(
       model_dir=model_dir, label_dimension=2, optimizer="Adagrad",
       config=data.config())
