@@ -48,20 +48,21 @@ def _as_tensor_tree(value: Any, where: str) -> Any:
 _PYTHON_VALUES = (list, int, float, bool, str, bytes, np.ndarray, np.generic)
 
 
-def _python_tuple(value: Any) -> bool:
-  """A tuple of Python/numpy values only (`((5.0,), (3.0,))`), no tensors."""
-  return isinstance(value, tuple) and not any(
-      tf.is_tensor(leaf) or isinstance(leaf, tf.SparseTensor)
-      for leaf in tf.nest.flatten(value))
+def _is_python_tuple(value: Any) -> bool:
+  """A tuple of only Python / numpy values, e.g. labels `((5.0,), (3.0,))`.
+
+  The Estimator passed it on and the canned heads made it a tensor; a tuple
+  holding any tensor is a structure and stays as it is.
+  """
+  return isinstance(value, tuple) and all(
+      isinstance(leaf, _PYTHON_VALUES) for leaf in tf.nest.flatten(value))
 
 
 def _value_as_tensor(value: Any, where: str) -> Any:
   if isinstance(value, dict):
     return {key: _value_as_tensor(leaf, f"{where}[{key!r}]")
             for key, leaf in value.items()}
-  # Nested tuples of numbers were tensors for the Estimator too (its own
-  # canned tests return `{'age': ((17,),)}, ((5.,),)`).
-  if not isinstance(value, _PYTHON_VALUES) and not _python_tuple(value):
+  if not isinstance(value, _PYTHON_VALUES) and not _is_python_tuple(value):
     return value
   try:
     return tf.convert_to_tensor(value)
@@ -75,12 +76,11 @@ def _value_as_tensor(value: Any, where: str) -> Any:
 def python_values_as_tensors(result: Any) -> Any:
   """An input_fn result with its Python and numpy values made tensors.
 
-  Lists, tuples of values, numbers, strings and numpy arrays become tensors
-  where they are features or labels: the two items of a (features, labels)
-  pair (a tuple, or a list of two as the Estimator read it) and the values
-  of a features or labels dict. Anything else (a Dataset, tensors, a bare
-  string or number returned alone, which is rejected later) is returned
-  unchanged.
+  Lists, numbers, strings and numpy arrays become tensors where they are
+  features or labels: the two items of a (features, labels) pair (a tuple,
+  or a list of two as the Estimator read it) and the values of a features
+  or labels dict. Anything else (a Dataset, tensors, a bare string or number
+  returned alone, which is rejected later) is returned unchanged.
   """
   if isinstance(result, (tuple, list)) and len(result) == 2:
     return (_value_as_tensor(result[0], "features"),

@@ -111,7 +111,8 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("canned.dnn", "estimator_compat.canned.dnn",
                ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
                 "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",
-                "dnn_logit_fn_builder")),
+                "dnn_logit_fn_builder", "dnn_logit_fn_builder_v2",
+                "dnn_model_fn_v2")),
     ModulePath("canned.dnn_linear_combined",
                "estimator_compat.canned.dnn_linear_combined",
                tuple(f"DNNLinearCombined{kind}{version}"

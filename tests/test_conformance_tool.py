@@ -72,8 +72,11 @@ def test_committed_lists_are_consistent():
   files = [t.split("::")[0] for t in reference]
   linear_files = [f for f in conformance.TEST_FILES
                   if f.startswith(("canned/linear", "canned/baseline"))]
+  dnn_files = [f for f in conformance.TEST_FILES
+               if f.startswith("canned/dnn")]
   assert len([f for f in files if f.startswith("head/")]) == 221
   assert len([f for f in files if f in linear_files]) == 182
+  assert len([f for f in files if f in dnn_files]) == 242
   assert len([f for f in files
               if not f.startswith(("head/", "canned/"))]) == 405
   assert set(exclusions) <= set(reference)
@@ -85,6 +88,7 @@ def test_committed_lists_are_consistent():
   assert len(conformance.counted_tests(core_files)) == 297
   assert len(conformance.counted_tests(head_files)) == 112
   assert len(conformance.counted_tests(linear_files)) == 142
+  assert len(conformance.counted_tests(dnn_files)) == 227
 
 
 def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):

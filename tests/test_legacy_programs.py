@@ -120,10 +120,23 @@ def _check_linear_tutorial(model_dir, printed, batch_size):
   assert "predicted 64 probabilities" in printed
 
 
+def _check_wide_deep_tutorial(model_dir, printed, batch_size):
+  del model_dir, batch_size
+  # The real DNNLinearCombinedClassifier's evaluate() keys (TF 2.15), after
+  # each of the two rounds of training.
+  assert printed.count("result keys: accuracy accuracy_baseline auc "
+                       "auc_precision_recall average_loss global_step "
+                       "label/mean loss precision prediction/mean "
+                       "recall") == 1
+  assert [int(s) for s in re.findall(r"^global_step: (\d+)$", printed,
+                                     re.MULTILINE)] == [10, 20]
+
+
 NUMBERS = {"iris_custom_estimator": _check_iris_numbers,
            "premade_estimator": _check_premade_numbers,
            "guide_object_checkpoint": lambda *_: None,  # all in the golden
-           "linear_tutorial": _check_linear_tutorial}
+           "linear_tutorial": _check_linear_tutorial,
+           "wide_deep_tutorial": _check_wide_deep_tutorial}
 
 
 @pytest.mark.parametrize("engine", ["default", "graph"])

@@ -47,6 +47,22 @@ def dnn_logit_fn_builder(units: int, hidden_units: Iterable[int],
   return dnn_logit_fn
 
 
+def dnn_logit_fn_builder_v2(units: int, hidden_units: Iterable[int],
+                            feature_columns: Sequence[Any],
+                            activation_fn: Callable, dropout: Optional[float],
+                            batch_norm: bool) -> Callable[..., tf.Tensor]:
+  """The v2 DNN's `logit_fn(features, mode)` (Keras layers, v2 columns)."""
+  dnn_model.check_units(units)
+
+  def dnn_logit_fn(features, mode):
+    model = dnn_model.DNNModelV2(units, hidden_units, feature_columns,
+                                 activation_fn, dropout, batch_norm,
+                                 name="dnn")
+    return model(features, mode)
+
+  return dnn_logit_fn
+
+
 def dnn_model_fn_v1(features, labels, mode, head, hidden_units,
                     feature_columns, optimizer="Adagrad",
                     activation_fn=tf.nn.relu, dropout=None,
@@ -72,8 +88,18 @@ def dnn_model_fn_v1(features, labels, mode, head, hidden_units,
 
 def dnn_model_fn_v2(features, labels, mode, head, hidden_units,
                     feature_columns, optimizer="Adagrad",
-                    activation_fn=tf.nn.relu, dropout=None, batch_norm=False):
-  """The v2 canned DNN model_fn: Keras layers, the optimizer on global_step."""
+                    activation_fn=tf.nn.relu, dropout=None, config=None,
+                    use_tpu=False, batch_norm=False):
+  """The v2 canned DNN model_fn: Keras layers, the optimizer on global_step.
+
+  Raises:
+    NotImplementedError: `use_tpu` (TPUEstimator specs are not supported).
+  """
+  del config  # The v2 DNN partitions nothing.
+  if use_tpu:
+    raise NotImplementedError(
+        "dnn_model_fn_v2(use_tpu=True) builds a TPUEstimatorSpec, which "
+        "estimator_compat does not support. Fix: use_tpu=False.")
   validate_features(features)
   logits, trainable_variables, update_ops = dnn_model.build_logits_v2(
       head.logits_dimension, hidden_units, feature_columns, activation_fn,
@@ -93,11 +119,10 @@ def _v2_model_fn(head, hidden_units, feature_columns, optimizer,
   columns = tuple(feature_columns or [])
 
   def model_fn(features, labels, mode, config):
-    del config  # The v2 DNN partitions nothing.
     return dnn_model_fn_v2(
         features, labels, mode, head, hidden_units, columns,
         optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-        batch_norm=batch_norm)
+        config=config, batch_norm=batch_norm)
 
   return model_fn
 
