@@ -20,7 +20,9 @@ _ensure_legacy_keras()
 
 __version__ = "0.1.0"
 
-# Public name -> the module that defines it (a subpackage for itself).
+# Public name -> the module that defines it (a subpackage for itself), or
+# "module:attribute" where the module's attribute of that name is another
+# (canned estimators: `DNNClassifier` there is the tf.compat.v1 one).
 _HOOKS = "estimator_compat.hooks"
 _PUBLIC = {
     "BestExporter": "estimator_compat.export.exporters",
@@ -61,6 +63,24 @@ _PUBLIC = {
     "MultiLabelHead": "estimator_compat.head",
     "PoissonRegressionHead": "estimator_compat.head",
     "RegressionHead": "estimator_compat.head",
+    "DNNClassifier": "estimator_compat.canned.dnn:DNNClassifierV2",
+    "DNNEstimator": "estimator_compat.canned.dnn:DNNEstimatorV2",
+    "DNNRegressor": "estimator_compat.canned.dnn:DNNRegressorV2",
+    "DNNLinearCombinedClassifier":
+        "estimator_compat.canned.dnn_linear_combined:"
+        "DNNLinearCombinedClassifierV2",
+    "DNNLinearCombinedEstimator":
+        "estimator_compat.canned.dnn_linear_combined:"
+        "DNNLinearCombinedEstimatorV2",
+    "DNNLinearCombinedRegressor":
+        "estimator_compat.canned.dnn_linear_combined:"
+        "DNNLinearCombinedRegressorV2",
+    "BaselineClassifier": "estimator_compat.canned.baseline_v2",
+    "BaselineEstimator": "estimator_compat.canned.baseline_v2",
+    "BaselineRegressor": "estimator_compat.canned.baseline_v2",
+    "LinearClassifier": "estimator_compat.canned.linear_v2",
+    "LinearEstimator": "estimator_compat.canned.linear_v2",
+    "LinearRegressor": "estimator_compat.canned.linear_v2",
     "add_metrics": "estimator_compat.extenders",
     "classifier_parse_example_spec": "estimator_compat.head.parse_spec",
     "regressor_parse_example_spec": "estimator_compat.head.parse_spec",
@@ -77,12 +97,17 @@ __all__ = sorted(_PUBLIC)
 
 def __getattr__(name: str) -> Any:
   """Loads a public name the first time it is used."""
-  module_name = _PUBLIC.get(name)
-  if module_name is None:
+  spec = _PUBLIC.get(name)
+  if spec is None:
     raise AttributeError(
         f"module 'estimator_compat' has no attribute {name!r}")
+  module_name, _, attribute = spec.partition(":")
   module = importlib.import_module(module_name)
-  value = module if module_name.endswith("." + name) else getattr(module, name)
+  if attribute:
+    value = getattr(module, attribute)
+  else:
+    value = module if module_name.endswith("." + name) else getattr(
+        module, name)
   globals()[name] = value
   return value
 

@@ -25,6 +25,10 @@ STATE_FILE = "checkpoint"
 _T = TypeVar("_T")
 _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
+# A TF1 optimizer's slot of one partition (`.../weights/part_1/Ftrl`) is
+# saved as a slice of a full-size tensor: the index's shape is not what the
+# data holds, so it does not count towards the expected size.
+_PARTITION_SLOT = re.compile(r"/part_\d+/")
 # Leftovers of an unfinished save, by what writes them: TensorFlow's bundle
 # writer (`<file>.tempstate<random>`, renamed when done), its atomic text
 # writer (`checkpoint.tmp<uuid>`, `graph.pbtxt.tmp<uuid>`, and
@@ -184,7 +188,8 @@ def _check_whole(prefix: str, model_dir: str, from_state_file: bool) -> None:
   needed = sum(
       int(np.prod(shape)) * dtypes[name].size
       for name, shape in reader.get_variable_to_shape_map().items()
-      if dtypes[name] != tf.string and dtypes[name].is_numpy_compatible)
+      if dtypes[name] != tf.string and dtypes[name].is_numpy_compatible
+      and not _PARTITION_SLOT.search(name))
   shards = sorted(tf.io.gfile.glob(prefix + ".data-?????-of-?????"))
   present = sum(tf.io.gfile.stat(shard).length for shard in shards)
   if present < needed:

@@ -48,11 +48,21 @@ def _as_tensor_tree(value: Any, where: str) -> Any:
 _PYTHON_VALUES = (list, int, float, bool, str, bytes, np.ndarray, np.generic)
 
 
+def _is_python_tuple(value: Any) -> bool:
+  """A tuple of only Python / numpy values, e.g. labels `((5.0,), (3.0,))`.
+
+  The Estimator passed it on and the canned heads made it a tensor; a tuple
+  holding any tensor is a structure and stays as it is.
+  """
+  return isinstance(value, tuple) and all(
+      isinstance(leaf, _PYTHON_VALUES) for leaf in tf.nest.flatten(value))
+
+
 def _value_as_tensor(value: Any, where: str) -> Any:
   if isinstance(value, dict):
     return {key: _value_as_tensor(leaf, f"{where}[{key!r}]")
             for key, leaf in value.items()}
-  if not isinstance(value, _PYTHON_VALUES):
+  if not isinstance(value, _PYTHON_VALUES) and not _is_python_tuple(value):
     return value
   try:
     return tf.convert_to_tensor(value)

@@ -115,6 +115,17 @@ MODULES: Tuple[ModulePath, ...] = (
                 "SessionRunValues")),
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
+    ModulePath("canned", "estimator_compat.canned", ()),
+    ModulePath("canned.dnn", "estimator_compat.canned.dnn",
+               ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
+                "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",
+                "dnn_logit_fn_builder", "dnn_logit_fn_builder_v2",
+                "dnn_model_fn_v2")),
+    ModulePath("canned.dnn_linear_combined",
+               "estimator_compat.canned.dnn_linear_combined",
+               tuple(f"DNNLinearCombined{kind}{version}"
+                     for kind in ("Classifier", "Estimator", "Regressor")
+                     for version in ("", "V2"))),
     ModulePath("extenders", "estimator_compat", ("add_metrics",)),
     ModulePath("canned.metric_keys", "estimator_compat.head.keys",
                ("MetricKeys",)),
@@ -147,6 +158,14 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("keras_lib", "estimator_compat.keras_model_estimator",
                ("model_to_estimator",
                 "FormattedKeyError")),
+    ModulePath("canned.linear", "estimator_compat.canned.linear",
+               ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
+                "LinearEstimatorV2", "LinearModel", "LinearRegressor",
+                "LinearRegressorV2", "linear_logit_fn_builder")),
+    ModulePath("canned.baseline", "estimator_compat.canned.baseline",
+               ("BaselineClassifier", "BaselineClassifierV2",
+                "BaselineEstimator", "BaselineEstimatorV2",
+                "BaselineRegressor", "BaselineRegressorV2")),
 )
 
 # Module paths that are the public API namespace itself (`tf.estimator`):

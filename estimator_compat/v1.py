@@ -18,13 +18,31 @@ import estimator_compat
 # version differs from the `tf.estimator` one. The module's attribute of the
 # same name is used unless the entry is "module:attribute"; an entry
 # "module:" is the module itself (a namespace such as `experimental`).
+_DLC = "estimator_compat.canned.dnn_linear_combined"
 V1_PUBLIC: Dict[str, str] = {
+    "DNNClassifier": "estimator_compat.canned.dnn",
+    "DNNEstimator": "estimator_compat.canned.dnn",
+    "DNNRegressor": "estimator_compat.canned.dnn",
+    "DNNLinearCombinedClassifier": _DLC,
+    "DNNLinearCombinedEstimator": _DLC,
+    "DNNLinearCombinedRegressor": _DLC,
+}
+V1_PUBLIC.update({
     "classifier_parse_example_spec":
         "estimator_compat.head.parse_spec:classifier_parse_example_spec_v1",
     "experimental": "estimator_compat.experimental_v1:",
     "regressor_parse_example_spec":
         "estimator_compat.head.parse_spec:regressor_parse_example_spec_v1",
-}
+})
+# The TF1 Linear and Baseline families.
+V1_PUBLIC.update({
+    "BaselineClassifier": "estimator_compat.canned.baseline",
+    "BaselineEstimator": "estimator_compat.canned.baseline",
+    "BaselineRegressor": "estimator_compat.canned.baseline",
+    "LinearClassifier": "estimator_compat.canned.linear",
+    "LinearEstimator": "estimator_compat.canned.linear",
+    "LinearRegressor": "estimator_compat.canned.linear",
+})
 
 
 def __getattr__(name: str) -> Any:

@@ -64,6 +64,26 @@ def build_estimator(tf, program, model_dir: str):
       config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
 
 
+def _read_variables(tf, estimator, checkpoint: str):
+  """The checkpoint's variable values and the shapes of all its variables.
+
+  A TF1 optimizer's slot of a partitioned variable is saved as one slice of
+  a full-size tensor per partition (`.../weights/part_1/Ftrl`), which
+  `get_variable_value` cannot read, on the real Estimator as here: such
+  variables get a shape but no value.
+  """
+  shapes = {name: list(shape)
+            for name, shape in tf.train.list_variables(checkpoint)}
+  values = {}
+  for name in estimator.get_variable_names():
+    try:
+      values[name] = estimator.get_variable_value(name)
+    except ValueError:
+      if "/part_" not in name:
+        raise
+  return values, dict(sorted(shapes.items()))
+
+
 def run_program(name: str, model_dir: str,
                 start_checkpoint_dir: Optional[str] = None) -> Dict[str, Any]:
   """Trains, evaluates and predicts with program `name` in `model_dir`.
@@ -97,8 +117,7 @@ def run_program(name: str, model_dir: str,
     estimator.train(program.train_input_fn, hooks=hooks,
                     steps=program.TRAIN_STEPS, saving_listeners=listeners)
   checkpoint = estimator.latest_checkpoint()
-  variables = {name: estimator.get_variable_value(name)
-               for name in estimator.get_variable_names()}
+  variables, shapes = _read_variables(tf, estimator, checkpoint)
   metrics = estimator.evaluate(program.eval_input_fn)
   predictions = list(estimator.predict(program.predict_input_fn))
   export, served = {}, {}
@@ -108,8 +127,7 @@ def run_program(name: str, model_dir: str,
       "tensorflow_version": tf.__version__,
       "model_dir_layout": _layout(model_dir),
       "latest_checkpoint": os.path.basename(checkpoint),
-      "variables": {name: list(np.shape(value))
-                    for name, value in sorted(variables.items())},
+      "variables": shapes,
       "eval_metrics": record_lib.jsonable(metrics),
       "observations": record_lib.jsonable(program.observations()
                                 if hasattr(program, "observations") else {}),

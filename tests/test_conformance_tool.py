@@ -70,15 +70,25 @@ def test_committed_lists_are_consistent():
   reference = conformance.read_id_file(conformance.REFERENCE_FILE)
   exclusions = conformance.read_id_file(conformance.EXCLUSIONS_FILE)
   files = [t.split("::")[0] for t in reference]
-  assert len([f for f in files if not f.startswith("head/")]) == 485  # 405 + early_stopping (24) + keras, tpu_config (56)
+  linear_files = [f for f in conformance.TEST_FILES
+                  if f.startswith(("canned/linear", "canned/baseline"))]
+  dnn_files = [f for f in conformance.TEST_FILES
+               if f.startswith("canned/dnn")]
   assert len([f for f in files if f.startswith("head/")]) == 221
+  assert len([f for f in files if f in linear_files]) == 182
+  assert len([f for f in files if f in dnn_files]) == 242
+  assert len([f for f in files
+              if not f.startswith(("head/", "canned/"))]) == 485
   assert set(exclusions) <= set(reference)
   assert all(reason for reason in exclusions.values())
   assert {t.split("::")[0] for t in reference} == set(conformance.TEST_FILES)
   head_files = [f for f in conformance.TEST_FILES if f.startswith("head/")]
-  core_files = [f for f in conformance.TEST_FILES if f not in head_files]
+  core_files = [f for f in conformance.TEST_FILES
+                if not f.startswith(("head/", "canned/"))]
   assert len(conformance.counted_tests(core_files)) == 352
   assert len(conformance.counted_tests(head_files)) == 112
+  assert len(conformance.counted_tests(linear_files)) == 142
+  assert len(conformance.counted_tests(dnn_files)) == 227
 
 
 def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):

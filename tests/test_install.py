@@ -187,7 +187,7 @@ def test_module_paths_lack_what_we_do_not_implement():
       except ImportError as e:
         print("ImportError")
       try:
-        import tensorflow_estimator.python.estimator.canned.dnn
+        import tensorflow_estimator.python.estimator.canned.kmeans
       except ModuleNotFoundError:
         print("ModuleNotFoundError")
       try:  # keras_lib is ours: tf-keras's function reaches it

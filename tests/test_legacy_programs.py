@@ -81,8 +81,62 @@ def _check_iris_numbers(model_dir, printed, batch_size):
   np.testing.assert_allclose(shown, expected, atol=0.051)
 
 
+def _premade_forward(reader, features):
+  """The premade DNNClassifier's probabilities, from a checkpoint, in numpy."""
+  net = np.stack([np.asarray(features[key], np.float32)
+                  for key in sorted(features)], axis=1)  # input_layer order
+  for layer in ("hiddenlayer_0", "hiddenlayer_1"):
+    net = np.maximum(net @ reader.get_tensor(f"dnn/{layer}/kernel")
+                     + reader.get_tensor(f"dnn/{layer}/bias"), 0.0)
+  logits = net @ reader.get_tensor("dnn/logits/kernel") + reader.get_tensor(
+      "dnn/logits/bias")
+  logits -= logits.max(axis=1, keepdims=True)
+  return np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+
+
+def _check_premade_numbers(model_dir, printed, batch_size):
+  del batch_size  # average_loss is over every row whatever the batches.
+  reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(model_dir))
+  _, (test_x, test_y) = iris.load_data()
+  probabilities = _premade_forward(reader, dict(test_x))
+  losses = -np.log(probabilities[np.arange(len(test_y)), test_y])
+  reported = float(re.search(r"average_loss: ([0-9.]+)", printed).group(1))
+  np.testing.assert_allclose(reported, losses.mean(), rtol=1e-4,
+                             err_msg="average_loss is not over every row")
+  predict_x = {"SepalLength": [5.1, 5.9, 6.9], "SepalWidth": [3.3, 3.0, 3.1],
+               "PetalLength": [1.7, 4.2, 5.4], "PetalWidth": [0.5, 1.5, 2.1]}
+  expected = _premade_forward(reader, predict_x).max(axis=1) * 100
+  shown = [float(p) for p in re.findall(r"\(([0-9.]+)%\)", printed)]
+  np.testing.assert_allclose(shown, expected, atol=0.051)
+
+
+def _check_linear_tutorial(model_dir, printed, batch_size):
+  del model_dir, batch_size
+  # The real LinearClassifier's evaluate() keys (TF 2.15), all 64 rows
+  # predicted.
+  assert ("result keys: accuracy accuracy_baseline auc auc_precision_recall "
+          "average_loss global_step label/mean loss precision "
+          "prediction/mean recall") in printed
+  assert "predicted 64 probabilities" in printed
+
+
+def _check_wide_deep_tutorial(model_dir, printed, batch_size):
+  del model_dir, batch_size
+  # The real DNNLinearCombinedClassifier's evaluate() keys (TF 2.15), after
+  # each of the two rounds of training.
+  assert printed.count("result keys: accuracy accuracy_baseline auc "
+                       "auc_precision_recall average_loss global_step "
+                       "label/mean loss precision prediction/mean "
+                       "recall") == 1
+  assert [int(s) for s in re.findall(r"^global_step: (\d+)$", printed,
+                                     re.MULTILINE)] == [10, 20]
+
+
 NUMBERS = {"iris_custom_estimator": _check_iris_numbers,
-           "guide_object_checkpoint": lambda *_: None}  # all in the golden
+           "premade_estimator": _check_premade_numbers,
+           "guide_object_checkpoint": lambda *_: None,  # all in the golden
+           "linear_tutorial": _check_linear_tutorial,
+           "wide_deep_tutorial": _check_wide_deep_tutorial}
 
 
 @pytest.mark.parametrize("engine", ["default", "graph"])

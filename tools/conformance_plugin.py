@@ -15,6 +15,7 @@ environment variables set by tools/conformance.py:
 """
 
 import faulthandler
+import importlib.util
 import json
 import os
 import sys
@@ -45,6 +46,35 @@ def _stub_getattr(module_name):
   return module_getattr
 
 
+# Test helper modules of the Estimator (not tests themselves) that the test
+# files import by the real package's path; tools/conformance.py copies them
+# next to the tests, unchanged, and the harness loads them under that path.
+SUPPORT_MODULES = (
+    "canned/dnn_testing_utils.py",
+    "canned/linear_testing_utils.py",
+)
+_BASE = "tensorflow_estimator.python.estimator"
+
+
+def _load_support_modules():
+  """The copied helper modules, under the real package's module paths."""
+  for relative in SUPPORT_MODULES:
+    path = os.path.join(os.getcwd(), relative)
+    name = _BASE + "." + relative[:-3].replace("/", ".")
+    if not os.path.exists(path) or name in sys.modules:
+      continue
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+    try:
+      spec.loader.exec_module(module)
+    except Exception:  # pylint: disable=broad-except
+      # A helper importing what we lack: the tests using it fail at import.
+      del sys.modules[name]
+
+
 def _install_estimator_compat():
   """install() and the harness stubs, before any test file is imported."""
   import estimator_compat  # pylint: disable=g-import-not-at-top
@@ -58,6 +88,7 @@ def _install_estimator_compat():
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     setattr(sys.modules[parent], child, module)
+  _load_support_modules()
 
 
 def _where(longrepr):

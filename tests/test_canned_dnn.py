@@ -1,0 +1,115 @@
+"""The DNN and wide & deep canned estimators: arguments, keys, strategies.
+
+The numbers are checked against TF 2.15 by the goldens (tests/goldens/dnn_*,
+test_goldens.py); these tests cover what goldens do not: argument errors,
+the engines' routing of v1 training, and MirroredStrategy.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat import v1
+from estimator_compat.engines.function.session import NeedsGraphEngine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _input_fn():
+  x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(12, 2)
+  y = np.array(["a", "b", "c"] * 4)
+  return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(6)
+
+
+def _columns():
+  return [tf.feature_column.numeric_column("x", shape=(2,))]
+
+
+def test_v2_classifier_keys_on_both_engines(engine, tmp_path):
+  est = tfe.DNNClassifier([3], _columns(), model_dir=str(tmp_path),
+                          n_classes=3, label_vocabulary=["a", "b", "c"],
+                          dropout=0.1)
+  est.train(_input_fn, steps=2)
+  metrics = est.evaluate(_input_fn)
+  assert sorted(metrics) == ["accuracy", "average_loss", "global_step",
+                             "loss"]
+  prediction = next(est.predict(lambda: _input_fn().map(lambda f, l: f)))
+  assert sorted(prediction) == ["all_class_ids", "all_classes", "class_ids",
+                                "classes", "logits", "probabilities"]
+  assert prediction["classes"][0] in (b"a", b"b", b"c")
+  names = est.get_variable_names()
+  assert "training/Adagrad/dnn/hiddenlayer_0/kernel/accumulator" in names
+  assert est.get_variable_value("global_step") == 2
+
+
+def test_v1_training_needs_the_graph_engine_only_when_asked(tmp_path,
+                                                            monkeypatch):
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
+  est = v1.DNNRegressor([2], _columns(), model_dir=str(tmp_path / "f"))
+  labels = lambda: _input_fn().map(lambda f, l: (f, tf.ones([6])))
+  with pytest.raises(NeedsGraphEngine, match="TF1 Session graph"):
+    est.train(labels, steps=1)
+  assert not os.path.exists(str(tmp_path / "f" / "checkpoint"))
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE")
+  est = v1.DNNRegressor([2], _columns(), model_dir=str(tmp_path / "d"))
+  est.train(labels, steps=2)  # The default engine trains on the graph one.
+  assert "dnn/logits/kernel/t_0/Adagrad" in est.get_variable_names()
+  assert est.evaluate(labels)["global_step"] == 2
+
+
+def test_argument_errors_before_any_checkpoint(tmp_path):
+  with pytest.raises(ValueError, match="Either linear_feature_columns or "
+                     "dnn_feature_columns must be defined"):
+    tfe.DNNLinearCombinedClassifier(model_dir=str(tmp_path))
+  est = tfe.DNNLinearCombinedRegressor(model_dir=str(tmp_path),
+                                       dnn_feature_columns=_columns())
+  labels = lambda: _input_fn().map(lambda f, l: (f, tf.ones([6])))
+  with pytest.raises(ValueError, match="dnn_hidden_units must be defined"):
+    est.train(labels, steps=1)
+  est = tfe.DNNRegressor([2], _columns(), model_dir=str(tmp_path / "o"),
+                         optimizer="Nope")
+  with pytest.raises(ValueError, match="Unsupported optimizer name: Nope"):
+    est.train(labels, steps=1)
+  assert not os.path.exists(str(tmp_path / "o" / "checkpoint"))
+  with pytest.raises(ValueError, match="TensorFlow v2 Estimator"):
+    tfe.DNNRegressor([2], [_NotAV2Column()], model_dir=str(tmp_path / "c")
+                     ).train(labels, steps=1)
+
+
+class _NotAV2Column:
+  """Stands for a column that is not a v2 feature column."""
+  name = "x"
+
+
+@pytest.mark.slow
+def test_mirrored_two_replicas_train_like_one_device():
+  env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3")
+  env.pop("ESTIMATOR_COMPAT_ENGINE", None)
+  done = subprocess.run(
+      [sys.executable, os.path.join(ROOT, "tests",
+                                    "canned_mirrored_program.py")],
+      capture_output=True, text=True, env=env, cwd=ROOT, timeout=600,
+      check=False)
+  assert done.returncode == 0, done.stderr[-3000:]
+  line = [l for l in done.stdout.splitlines() if l.startswith("RESULTS ")]
+  results = json.loads(line[0][len("RESULTS "):])
+  assert results["step"] == 6
+  assert results["mirrored_names"] == results["names"]
+  assert results["worst"] < 1e-5
+
+
+def test_python_tuple_labels_and_features(engine, tmp_path):
+  # The Estimator's canned tests return labels as tuples of tuples; the
+  # Estimator passed them on and the head made them tensors.
+  def input_fn():
+    return {"x": ((1.0, 2.0), (3.0, 4.0))}, ((5.0,), (3.0,))
+
+  est = tfe.DNNRegressor([2], _columns(), model_dir=str(tmp_path))
+  est.train(input_fn, steps=1)
+  assert est.evaluate(input_fn, steps=1)["global_step"] == 1
