@@ -52,7 +52,7 @@ _SUPERVISED_NAMES = tuple(
         "build_raw_supervised_input_receiver_fn",
         "build_supervised_input_receiver_fn_from_input_fn"))
 _OUTPUT_NAMES = (
-    "ClassificationOutput", "ExportOutput", "PredictOutput",
+    "ClassificationOutput", "EvalOutput", "ExportOutput", "PredictOutput",
     "RegressionOutput")
 
 # The modules of tensorflow_estimator/python/estimator that legacy programs,

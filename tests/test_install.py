@@ -264,3 +264,9 @@ def test_v1_namespace_shares_names_and_holds_its_own(monkeypatch):
       print("ok")
   """)
   assert result.returncode == 0, result.stderr
+
+
+def test_export_eval_output_is_tensorflows_class():
+  # tf.estimator.export.EvalOutput was TensorFlow's own class in TF 2.15.
+  from tensorflow.python.saved_model.model_utils import export_output  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
+  assert estimator_compat.export.EvalOutput is export_output.EvalOutput

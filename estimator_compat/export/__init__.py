@@ -9,7 +9,8 @@ the Estimator: its module paths `export.export` / `export.export_lib` and
 
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.saved_model.model_utils.export_output import (
-    ClassificationOutput, ExportOutput, PredictOutput, RegressionOutput)
+    ClassificationOutput, EvalOutput, ExportOutput, PredictOutput,
+    RegressionOutput)
 
 from estimator_compat.export import receivers
 from estimator_compat.export import supervised
@@ -19,7 +20,7 @@ from estimator_compat.export.receivers import (
     build_raw_serving_input_receiver_fn)
 
 __all__ = [
-    "ClassificationOutput", "ExportOutput", "PredictOutput",
+    "ClassificationOutput", "EvalOutput", "ExportOutput", "PredictOutput",
     "RegressionOutput", "ServingInputReceiver", "TensorServingInputReceiver",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
