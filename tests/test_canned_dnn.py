@@ -13,9 +13,11 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.python.distribute import sharded_variable
 
 import estimator_compat as tfe
 from estimator_compat import v1
+from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import NeedsGraphEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -113,3 +115,18 @@ def test_python_tuple_labels_and_features(engine, tmp_path):
   est = tfe.DNNRegressor([2], _columns(), model_dir=str(tmp_path))
   est.train(input_fn, steps=1)
   assert est.evaluate(input_fn, steps=1)["global_step"] == 1
+
+
+def test_keras_slots_of_shards_are_saved_as_slices_of_the_full_slot():
+  # Parameter-server training shards variables; a Keras optimizer names the
+  # slot of shard K `training/Adagrad/<name>/part_K/accumulator`.
+  shards = [tf.Variable(tf.zeros([3, 2])), tf.Variable(tf.zeros([2, 2]))]
+  slots = {f"training/Adagrad/emb/part_{k}/accumulator": tf.Variable(
+      tf.zeros(v.shape)) for k, v in enumerate(shards)}
+  out = ps_training.variables_for_names(
+      {"emb": sharded_variable.ShardedVariable(shards), **slots})
+  info = out["training/Adagrad/emb/part_1/accumulator"]._save_slice_info  # pylint: disable=protected-access
+  assert info.full_name == "training/Adagrad/emb/accumulator"
+  assert info.full_shape == [5, 2]
+  assert info.var_offset == [3, 0]
+  assert out["emb/part_1"]._save_slice_info.full_name == "emb"  # pylint: disable=protected-access
