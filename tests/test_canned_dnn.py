@@ -130,3 +130,25 @@ def test_keras_slots_of_shards_are_saved_as_slices_of_the_full_slot():
   assert info.full_shape == [5, 2]
   assert info.var_offset == [3, 0]
   assert out["emb/part_1"]._save_slice_info.full_name == "emb"  # pylint: disable=protected-access
+
+
+def test_v1_partitioned_input_layer_resumes(tmp_path):
+  # TF 2.15 saved the slots of 2 embedding partitions as slices
+  # `.../embedding_weights/t_0/Adagrad` and `t_1/Adagrad` of full shape.
+  fc = tf.compat.v1.feature_column
+  columns = [fc.embedding_column(fc.categorical_column_with_identity(
+      "id", 10), 4)]
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        ({"id": np.arange(8) % 10}, np.arange(8) % 2)).batch(4).repeat()
+
+  est = v1.DNNClassifier(
+      [3], columns, model_dir=str(tmp_path),
+      input_layer_partitioner=tf.compat.v1.fixed_size_partitioner(2))
+  est.train(input_fn, steps=2)
+  prefix = ("dnn/input_from_feature_columns/input_layer/id_embedding/"
+            "embedding_weights/")
+  shapes = dict(tf.train.list_variables(str(tmp_path)))
+  assert shapes[prefix + "t_1/Adagrad"] == [10, 4]
+  assert est.evaluate(input_fn, steps=1)["global_step"] == 2
