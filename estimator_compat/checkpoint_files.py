@@ -25,10 +25,11 @@ STATE_FILE = "checkpoint"
 _T = TypeVar("_T")
 _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
-# A TF1 optimizer's slot of one partition (`.../weights/part_1/Ftrl`) is
-# saved as a slice of a full-size tensor: the index's shape is not what the
-# data holds, so it does not count towards the expected size.
-_PARTITION_SLOT = re.compile(r"/part_\d+/")
+# A TF1 optimizer's slot of one partition (`.../weights/part_1/Ftrl`, or
+# `.../embedding_weights/t_1/Adagrad` as TF 2.15's v1 canned DNN named
+# them) is saved as a slice of a full-size tensor: the index's shape is not
+# what the data holds, so it does not count towards the expected size.
+_PARTITION_SLOT = re.compile(r"/(part|t)_\d+/")
 # Leftovers of an unfinished save, by what writes them: TensorFlow's bundle
 # writer (`<file>.tempstate<random>`, renamed when done), its atomic text
 # writer (`checkpoint.tmp<uuid>`, `graph.pbtxt.tmp<uuid>`, and

@@ -13,9 +13,11 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.python.distribute import sharded_variable
 
 import estimator_compat as tfe
 from estimator_compat import v1
+from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import NeedsGraphEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -113,3 +115,40 @@ def test_python_tuple_labels_and_features(engine, tmp_path):
   est = tfe.DNNRegressor([2], _columns(), model_dir=str(tmp_path))
   est.train(input_fn, steps=1)
   assert est.evaluate(input_fn, steps=1)["global_step"] == 1
+
+
+def test_keras_slots_of_shards_are_saved_as_slices_of_the_full_slot():
+  # Parameter-server training shards variables; a Keras optimizer names the
+  # slot of shard K `training/Adagrad/<name>/part_K/accumulator`.
+  shards = [tf.Variable(tf.zeros([3, 2])), tf.Variable(tf.zeros([2, 2]))]
+  slots = {f"training/Adagrad/emb/part_{k}/accumulator": tf.Variable(
+      tf.zeros(v.shape)) for k, v in enumerate(shards)}
+  out = ps_training.variables_for_names(
+      {"emb": sharded_variable.ShardedVariable(shards), **slots})
+  info = out["training/Adagrad/emb/part_1/accumulator"]._save_slice_info  # pylint: disable=protected-access
+  assert info.full_name == "training/Adagrad/emb/accumulator"
+  assert info.full_shape == [5, 2]
+  assert info.var_offset == [3, 0]
+  assert out["emb/part_1"]._save_slice_info.full_name == "emb"  # pylint: disable=protected-access
+
+
+def test_v1_partitioned_input_layer_resumes(tmp_path):
+  # TF 2.15 saved the slots of 2 embedding partitions as slices
+  # `.../embedding_weights/t_0/Adagrad` and `t_1/Adagrad` of full shape.
+  fc = tf.compat.v1.feature_column
+  columns = [fc.embedding_column(fc.categorical_column_with_identity(
+      "id", 10), 4)]
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        ({"id": np.arange(8) % 10}, np.arange(8) % 2)).batch(4).repeat()
+
+  est = v1.DNNClassifier(
+      [3], columns, model_dir=str(tmp_path),
+      input_layer_partitioner=tf.compat.v1.fixed_size_partitioner(2))
+  est.train(input_fn, steps=2)
+  prefix = ("dnn/input_from_feature_columns/input_layer/id_embedding/"
+            "embedding_weights/")
+  shapes = dict(tf.train.list_variables(str(tmp_path)))
+  assert shapes[prefix + "t_1/Adagrad"] == [10, 4]
+  assert est.evaluate(input_fn, steps=1)["global_step"] == 2

@@ -79,6 +79,8 @@ def _install_estimator_compat():
   """install() and the harness stubs, before any test file is imported."""
   import estimator_compat  # pylint: disable=g-import-not-at-top
   estimator_compat.install()
+  # The helper modules first: a stub stands in only for one that fails.
+  _load_support_modules()
   for name in HARNESS_STUBS:
     if name in sys.modules:
       continue
@@ -88,7 +90,6 @@ def _install_estimator_compat():
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     setattr(sys.modules[parent], child, module)
-  _load_support_modules()
 
 
 def _where(longrepr):

@@ -210,13 +210,30 @@ def variables_for_names(variables: Dict[str, Any]) -> Dict[str, Any]:
     while base not in infos and "/" in base:
       base, tail = base.rsplit("/", 1)
       slot = tail + ("/" + slot if slot else "")
+    prefix = ""
+    if base not in infos:
+      # A Keras optimizer's slot of a shard: `training/Adagrad/name/part_K/
+      # accumulator` is a slice of `training/Adagrad/name/accumulator`.
+      base, slot, prefix = _prefixed_slot(name, infos)
     if base not in infos:
       continue
     full_name, full_shape, offset, shape = infos[base]
     rank = variable.shape.rank
+    full_name = prefix + full_name
     if slot:
       full_name = f"{full_name}/{slot}"
     if rank:
       variable._set_save_slice_info(tf.Variable.SaveSliceInfo(  # pylint: disable=protected-access
           full_name, full_shape[:rank], offset[:rank], shape[:rank]))
   return out
+
+
+def _prefixed_slot(name: str, infos: Dict[str, Any]):
+  """(shard, slot, prefix) of `prefix + shard + "/" + slot`, else ("", "", "").
+  """
+  for part in infos:
+    marker = "/" + part + "/"
+    at = name.find(marker)
+    if at >= 0:
+      return part, name[at + len(marker):], name[:at + 1]
+  return "", "", ""
