@@ -1,12 +1,12 @@
 """What `tf.estimator.experimental` and its TF1 twin hold, and what not yet.
 
 Both namespaces of TF 2.15 share the hooks and helpers below; they differ
-only in canned-estimator names, which estimator_compat does not offer yet
-(each names its family, so the error can say why).
+only in canned-estimator names: the TF1 one's logit builders are offered,
+the rest are not (each names its family, so the error can say why).
 """
 
 import importlib
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 # Public name -> the module defining it; the same object in both namespaces.
 OFFERED: Dict[str, str] = {
@@ -32,24 +32,32 @@ NOT_OFFERED_V2: Dict[str, str] = {
 NOT_OFFERED_V1: Dict[str, str] = {
     "KMeans": "the canned KMeans estimator",
     "LinearSDCA": "the canned linear estimators",
-    "dnn_logit_fn_builder": "the canned DNN estimators",
-    "linear_logit_fn_builder": "the canned linear estimators",
+}
+# Names only the TF1 namespace has: the canned estimators' logit builders.
+OFFERED_V1_ONLY: Dict[str, str] = {
+    "dnn_logit_fn_builder": "estimator_compat.canned.dnn",
+    "linear_logit_fn_builder": "estimator_compat.canned.linear",
 }
 
 
 def namespace_getattr(namespace: str, not_offered: Dict[str, str],
-                      module_globals: Dict[str, Any]) -> Callable[[str], Any]:
-  """A PEP 562 `__getattr__` loading OFFERED names on first use.
+                      module_globals: Dict[str, Any],
+                      offered: Optional[Dict[str, str]] = None
+                      ) -> Callable[[str], Any]:
+  """A PEP 562 `__getattr__` loading offered names on first use.
 
   Args:
     namespace: the API path, for error messages.
     not_offered: TF 2.15 names of this namespace we lack, with their family.
     module_globals: the namespace module's globals, where a loaded name is
       kept.
+    offered: the names this namespace offers -> their modules (default
+      OFFERED).
   """
+  offered = OFFERED if offered is None else offered
 
   def module_getattr(name: str) -> Any:
-    module_name = OFFERED.get(name)
+    module_name = offered.get(name)
     if module_name is None:
       if name in not_offered:
         raise AttributeError(
@@ -67,3 +75,7 @@ def namespace_getattr(namespace: str, not_offered: Dict[str, str],
 
 def namespace_dir() -> List[str]:
   return sorted(OFFERED)
+
+
+def namespace_dir_v1() -> List[str]:
+  return sorted(set(OFFERED) | set(OFFERED_V1_ONLY))

@@ -21,8 +21,7 @@ TF215_V2 = {"InMemoryEvaluatorHook", "LinearSDCA", "RNNClassifier",
             "stop_if_no_increase_hook"}
 TF215_V1 = (TF215_V2 - {"RNNClassifier", "RNNEstimator"}) | {
     "KMeans", "dnn_logit_fn_builder", "linear_logit_fn_builder"}
-CANNED = {"LinearSDCA", "RNNClassifier", "RNNEstimator", "KMeans",
-          "dnn_logit_fn_builder", "linear_logit_fn_builder"}
+CANNED = {"LinearSDCA", "RNNClassifier", "RNNEstimator", "KMeans"}
 
 
 @pytest.mark.parametrize("namespace,names", [
@@ -36,6 +35,14 @@ def test_every_tf215_name_is_offered_or_refused_clearly(namespace, names):
       getattr(namespace, name)
   with pytest.raises(AttributeError, match="no attribute 'nothing'$"):
     namespace.nothing  # pylint: disable=pointless-statement
+
+
+def test_v1_logit_fn_builders_are_the_canned_ones():
+  from estimator_compat.canned import dnn, linear  # pylint: disable=g-import-not-at-top
+  assert tfe_v1.experimental.dnn_logit_fn_builder is dnn.dnn_logit_fn_builder
+  assert tfe_v1.experimental.linear_logit_fn_builder is (
+      linear.linear_logit_fn_builder)
+  assert not hasattr(tfe.experimental, "dnn_logit_fn_builder")
 
 
 def test_shared_names_are_the_same_objects():
