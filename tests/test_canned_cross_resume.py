@@ -1,9 +1,15 @@
 """A TF 2.15 canned model_dir resumes here, then on TF 2.15 again, then here.
 
-Each leg trains 10 more steps of a golden program in the same model_dir with
-`migration.golden_recorder --train_in`: on the real Estimator (the TF 2.15
-virtualenv of tools/record_goldens.sh; skipped without it) and here. Every
-leg restores what the other wrote: names, partitions and optimizer slots.
+Each leg trains 10 more steps of a canned golden program in the same
+model_dir with `migration.golden_recorder --train_in`: on the real Estimator
+(the TF 2.15 virtualenv of tools/record_goldens.sh; skipped without it) and
+here. Every leg restores what the other wrote (variables, partitions, batch
+norm statistics, v1 `t_0` / `Ftrl` slots, v2 `training/<Optimizer>/` slots,
+global_step), and the checkpoint keeps TF 2.15's names throughout.
+
+By default three programs run (a v1 wide & deep model, partitioned, with
+TF1 slots of both families; a v2 DNN; a v2 linear model), which keeps CI
+within its time; ESTIMATOR_COMPAT_CROSS_RESUME=all runs all seven.
 """
 
 import os
@@ -40,9 +46,15 @@ def _leg(python, program, model_dir):
   return int(re.search(r"global_step=(\d+)", done.stdout).group(1))
 
 
-@pytest.mark.parametrize("program", ["linear_classifier_v2",
-                                     "linear_classifier_v1",
-                                     "baseline_classifier_v1"])
+_DEFAULT = ["dnn_linear_combined_classifier_v1", "dnn_classifier_v2",
+            "linear_classifier_v2"]
+_MORE = ["linear_classifier_v1", "baseline_classifier_v1", "dnn_regressor_v1",
+         "dnn_linear_combined_regressor_v2"]
+
+
+@pytest.mark.parametrize("program", _DEFAULT + (
+    _MORE if os.environ.get("ESTIMATOR_COMPAT_CROSS_RESUME") == "all"
+    else []))
 def test_real_here_real_here(program, tmp_path):
   model_dir = str(tmp_path / "model")
   steps = [_leg(REAL_PYTHON, program, model_dir)]

@@ -306,7 +306,8 @@ def test_kill_9_during_training_and_saving_loses_at_most_one_interval(
   # the target. A kill between the state file's update and the deletion of
   # the oldest checkpoint leaves that one outside the list, whole, and it is
   # not deleted later (as with the Estimator): at most one per kill.
-  keep, max_steps, kills = 3, 300, 20
+  # max_steps leaves room for 20 kills, each up to 0.2 s after a save.
+  keep, max_steps, kills = 3, 600, 20
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
   command = [sys.executable, "-m", "tests.checkpoint_kill_program",
