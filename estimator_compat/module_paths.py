@@ -64,11 +64,32 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("estimator", "estimator_compat",
                ("Estimator", "EstimatorV2=Estimator", "ModeKeys", "VocabInfo",
                 "WarmStartSettings")),
-    ModulePath("estimator_lib", "estimator_compat",
+    # The TF1 namespace's objects (its canned estimators are the TF1 ones).
+    ModulePath("estimator_lib", "estimator_compat.v1",
                ("Estimator", "EstimatorSpec", "EvalSpec",
                 "Exporter", "FinalExporter", "LatestExporter", "ModeKeys",
                 "RunConfig", "TrainSpec", "VocabInfo", "WarmStartSettings",
-                "train_and_evaluate")),
+                "train_and_evaluate",
+                "BaselineClassifier", "BaselineEstimator", "BaselineRegressor",
+                "DNNClassifier", "DNNEstimator", "DNNRegressor",
+                "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator",
+                "DNNLinearCombinedRegressor", "LinearClassifier",
+                "LinearEstimator", "LinearRegressor",
+                "dnn_logit_fn_builder=experimental.dnn_logit_fn_builder",
+                "linear_logit_fn_builder=experimental.linear_logit_fn_builder",
+                "classifier_parse_example_spec",
+                "regressor_parse_example_spec", "add_metrics", "Head",
+                "BinaryClassHead", "MultiClassHead", "MultiHead",
+                "MultiLabelHead", "LogisticRegressionHead",
+                "PoissonRegressionHead", "RegressionHead",
+                "call_logit_fn=experimental.call_logit_fn",
+                "TPUEstimator=tpu.TPUEstimator",
+                "make_early_stopping_hook=experimental.make_early_stopping_hook",
+                "stop_if_higher_hook=experimental.stop_if_higher_hook",
+                "stop_if_lower_hook=experimental.stop_if_lower_hook",
+                "stop_if_no_decrease_hook=experimental.stop_if_no_decrease_hook",
+                "stop_if_no_increase_hook="
+                "experimental.stop_if_no_increase_hook")),
     ModulePath("model_fn", "estimator_compat",
                ("EstimatorSpec", "LOSS_METRIC_KEY=spec.LOSS_METRIC_KEY",
                 "ModeKeys", "call_logit_fn=logit_fn.call_logit_fn")),
@@ -219,12 +240,22 @@ def _register(name: str, module: types.ModuleType) -> types.ModuleType:
 
 
 def _resolve(source: types.ModuleType, dotted: str) -> object:
-  """`source.a.b.Name`, importing the submodules `a.b` of `source`."""
-  *submodules, attribute = dotted.split(".")
-  if submodules:
-    source = importlib.import_module(
-        ".".join([source.__name__] + submodules))
-  return getattr(source, attribute)
+  """`source.a.b.Name`: attributes, or submodules `a.b` of `source` imported.
+
+  An attribute comes first: `experimental` of `estimator_compat.v1` is the
+  namespace object it returns, not a submodule of that path.
+  """
+  value = source
+  parts = dotted.split(".")
+  for i, part in enumerate(parts):
+    try:
+      value = getattr(value, part)
+    except AttributeError:
+      if i == len(parts) - 1:
+        raise
+      value = importlib.import_module(
+          ".".join([source.__name__] + parts[:i + 1]))
+  return value
 
 
 def register() -> None:

@@ -270,3 +270,26 @@ def test_export_eval_output_is_tensorflows_class():
   # tf.estimator.export.EvalOutput was TensorFlow's own class in TF 2.15.
   from tensorflow.python.saved_model.model_utils import export_output  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
   assert estimator_compat.export.EvalOutput is export_output.EvalOutput
+
+
+def test_estimator_lib_holds_the_tf1_canned_names():
+  # TF 2.15's estimator_lib module (the Estimator's own tests import it)
+  # held the TF1 canned estimators, heads, TPUEstimator and the early
+  # stopping hooks.
+  result = _run("""
+      import tensorflow as tf
+      import estimator_compat
+      estimator_compat.install()
+      from tensorflow_estimator.python.estimator import estimator_lib as lib
+      assert lib.DNNClassifier is tf.compat.v1.estimator.DNNClassifier
+      assert lib.LinearRegressor is tf.compat.v1.estimator.LinearRegressor
+      assert lib.BinaryClassHead is tf.estimator.BinaryClassHead
+      assert lib.TPUEstimator is tf.compat.v1.estimator.tpu.TPUEstimator
+      assert lib.stop_if_no_decrease_hook is (
+          tf.estimator.experimental.stop_if_no_decrease_hook)
+      assert lib.dnn_logit_fn_builder is (
+          tf.compat.v1.estimator.experimental.dnn_logit_fn_builder)
+      print("ok")
+  """)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert result.stdout.split() == ["ok"]
