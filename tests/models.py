@@ -70,3 +70,19 @@ def events(folder):
         if value.HasField("simple_value"):
           out.setdefault(value.tag, []).append((event.step, value.simple_value))
   return out
+
+
+class GlobalStepRecorder(tf.compat.v1.train.SessionRunHook):
+  """Fetches the global step variable itself with each step; keeps them."""
+
+  def __init__(self):
+    self.steps = []
+
+  def begin(self):
+    self._step = tf.compat.v1.train.get_global_step()
+
+  def before_run(self, run_context):
+    return tf.compat.v1.train.SessionRunArgs(self._step)
+
+  def after_run(self, run_context, run_values):
+    self.steps.append(int(run_values.results))

@@ -146,28 +146,12 @@ def test_logging_tensor_hook_takes_variables_and_names(tmp_path, engine):
   assert all(values["w"].shape == (1,) for values in logged)
 
 
-class _StepBeforeRun(tf.compat.v1.train.SessionRunHook):
-  """Fetches the global step variable itself alongside each train step."""
-
-  def __init__(self):
-    self.steps = []
-
-  def begin(self):
-    self._step = tf.compat.v1.train.get_global_step()
-
-  def before_run(self, run_context):
-    return tf.compat.v1.train.SessionRunArgs(self._step)
-
-  def after_run(self, run_context, run_values):
-    self.steps.append(int(run_values.results))
-
-
 def test_a_fetched_variable_is_read_before_the_step(tmp_path, engine):
   # The real Estimator (TF 2.15) gave [0, 1, 2, 3, 4, 5]: a TF1 session read
   # the variable before the train_op's increment. The function engine reads
   # it before the step; TF1 itself (the graph engine) may, under load, read
   # it after.
-  hook = _StepBeforeRun()
+  hook = models.GlobalStepRecorder()
   est = tfe.Estimator(counting_model_fn, model_dir=str(tmp_path), params={})
   est.train(input_fn(), steps=6, hooks=[hook])
   if engine == "function":

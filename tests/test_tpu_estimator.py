@@ -18,6 +18,7 @@ from tensorflow.core.util import event_pb2
 
 import estimator_compat
 from estimator_compat import tpu
+from tests import models
 
 X = np.random.RandomState(0).normal(size=(64, 4)).astype(np.float32)
 Y = (X.sum(axis=1) > 0).astype(np.int32)
@@ -117,22 +118,6 @@ def test_batch_size_per_mode_and_eval_metrics_dict(engine, tmp_path):
   assert {int(p["batch"]) for p in predictions} == {4}
 
 
-class _StepRecorder(tf.compat.v1.train.SessionRunHook):
-  """A hook of unknown cadence: records the global step after each run."""
-
-  def __init__(self):
-    self.steps = []
-
-  def begin(self):
-    self._step = tf.compat.v1.train.get_global_step()
-
-  def before_run(self, run_context):
-    return tf.compat.v1.train.SessionRunArgs(self._step)
-
-  def after_run(self, run_context, run_values):
-    self.steps.append(int(run_values.results))
-
-
 def test_iterations_per_loop_leaves_every_step_to_the_hooks(engine, tmp_path):
   # Without a TPU the real TPUEstimator ran one step per session call, so a
   # hook saw every step whatever iterations_per_loop said.
@@ -142,7 +127,7 @@ def test_iterations_per_loop_leaves_every_step_to_the_hooks(engine, tmp_path):
   assert replaced.tpu_config.iterations_per_loop == 3
   assert replaced.steps_per_loop is None
   assert tpu.RunConfig(steps_per_loop=2).steps_per_loop_required
-  recorder = _StepRecorder()
+  recorder = models.GlobalStepRecorder()
   est = _estimator(tmp_path, iterations=4)
   est.train(_input_fn, steps=6, hooks=[recorder])
   assert recorder.steps == [0, 1, 2, 3, 4, 5]
