@@ -81,7 +81,10 @@ class _TF1Head:
     return LossSpec(training_loss, unreduced, weights, labels)
 
   def _tf1_metric_ops(self, loss_spec, predictions, regularization_loss):
-    raise NotImplementedError
+    """The eval_metric_ops of this head; each concrete TF1 head defines it."""
+    raise NotImplementedError(
+        f"{type(self).__name__} must define _tf1_metric_ops (the TF1 heads "
+        "are TF1BinaryClassHead, TF1MultiClassHead, TF1RegressionHead).")
 
   def create_estimator_spec(self, features, mode, logits, labels=None,
                             optimizer=None, train_op_fn=None,
