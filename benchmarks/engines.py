@@ -42,12 +42,35 @@ def steps_per_second(engine: str, steps: int, steps_per_loop: int = 1
   return steps / (time.perf_counter() - start)
 
 
-def handwritten_steps_per_second(steps: int, steps_per_call: int) -> float:
-  """The same model as plain TF2: tf.Variables, GradientTape, Keras Adam."""
+def _handwritten_weights():
   init = tf.keras.initializers.GlorotUniform(seed=0)
-  weights = [tf.Variable(init([784, 128])), tf.Variable(tf.zeros([128])),
-             tf.Variable(init([128, 10])), tf.Variable(tf.zeros([10]))]
-  optimizer = tf.keras.optimizers.Adam(1e-3)
+  return [tf.Variable(init([784, 128])), tf.Variable(tf.zeros([128])),
+          tf.Variable(init([128, 10])), tf.Variable(tf.zeros([10]))]
+
+
+def _handwritten_loss(weights, features, labels):
+  hidden = tf.nn.relu(features["x"] @ weights[0] + weights[1])
+  logits = hidden @ weights[2] + weights[3]
+  return tf.reduce_mean(
+      tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
+
+
+def handwritten_steps_per_second(steps: int, steps_per_call: int,
+                                 optimizer: str = "keras") -> float:
+  """The same model as plain TF2: tf.Variables, GradientTape, one tf.function.
+
+  Args:
+    steps: training steps timed.
+    steps_per_call: steps per tf.function call (a tf.range loop inside).
+    optimizer: "keras" (Keras Adam) or "v1" (the legacy program's own
+      tf.compat.v1.train.AdamOptimizer, whose fused update does less work per
+      step: the ceiling for that program).
+  """
+  weights = _handwritten_weights()
+  if optimizer == "v1":
+    adam = tf.compat.v1.train.AdamOptimizer(1e-3)
+  else:
+    adam = tf.keras.optimizers.Adam(1e-3)
   iterator = iter(input_fn())
 
   @tf.function
@@ -55,11 +78,8 @@ def handwritten_steps_per_second(steps: int, steps_per_call: int) -> float:
     for _ in tf.range(n):
       features, labels = next(iterator)
       with tf.GradientTape() as tape:
-        hidden = tf.nn.relu(features["x"] @ weights[0] + weights[1])
-        logits = hidden @ weights[2] + weights[3]
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
-      optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+        loss = _handwritten_loss(weights, features, labels)
+      adam.apply_gradients(zip(tape.gradient(loss, weights), weights))
 
   calls = max(1, steps // steps_per_call)
   n = tf.constant(steps_per_call)
@@ -68,6 +88,26 @@ def handwritten_steps_per_second(steps: int, steps_per_call: int) -> float:
   for _ in range(calls):
     train(n)
   return calls * steps_per_call / (time.perf_counter() - start)
+
+
+def handwritten_eval_steps_per_second(steps: int) -> float:
+  """Evaluation as plain TF2: the forward pass and a mean loss, all `steps`
+  batches in one tf.function call (the ceiling of an evaluate() call)."""
+  weights = _handwritten_weights()
+  total, count = tf.Variable(0.0), tf.Variable(0.0)
+  iterator = iter(input_fn())
+
+  @tf.function
+  def evaluate(n):
+    for _ in tf.range(n):
+      features, labels = next(iterator)
+      total.assign_add(_handwritten_loss(weights, features, labels))
+      count.assign_add(1.0)
+
+  evaluate(tf.constant(10))  # warm-up
+  start = time.perf_counter()
+  evaluate(tf.constant(steps))
+  return steps / (time.perf_counter() - start)
 
 
 def main() -> int:
