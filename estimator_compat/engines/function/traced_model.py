@@ -21,7 +21,8 @@ from estimator_compat import tf_logging as logging
 from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on, reached_ops)
 from estimator_compat.engines.function.session import (
-    UnsupportedOnFunctionEngine, GRAPH_ENGINE_FIX)
+    GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
@@ -54,6 +55,27 @@ def _nonempty_weight(features) -> tf.Tensor:
   else:
     rows = tf.shape(first, out_type=tf.int64)[0]
   return tf.cast(rows > 0, tf.float32)
+
+
+def _check_random_streams(graph: tf.Graph, mode: str) -> None:
+  """Kernel-state random ops left in the trace need the graph engine.
+
+  Steps run through several functions, each with its own kernel, so such an
+  op would not continue one stream across steps as in a Session
+  (random_streams.py replaces the common ones; these it could not).
+
+  Raises:
+    NeedsGraphEngine: such ops are in the traced graph.
+  """
+  names = random_streams.kernel_state_ops(graph)
+  if names:
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    raise NeedsGraphEngine(
+        f"The model_fn ({mode}) has random ops whose state lives in their "
+        f"kernel ({shown}: in a tf.cond or loop body, or of a kind the "
+        "function engine cannot share across its step functions); a TF1 "
+        "Session kept one stream per op across steps. "
+        f"{GRAPH_ENGINE_FIX}")
 
 
 def quiet_function(python_function: Callable[..., Any],
@@ -122,6 +144,8 @@ class TracedModel:
           add_control_dependencies=False, collections={})
     self._wrapped = wrap_lib.WrappedFunction(
         graph, variable_holder=wrap_lib.VariableHolder(share_variables=False))
+    if mode != ModeKeys.PREDICT:
+      _check_random_streams(graph, mode)
     self.graph = self._wrapped.graph
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
@@ -144,6 +168,7 @@ class TracedModel:
           # Estimator; without it they sum the replicas' gradients.
           stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
       stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
+      stack.enter_context(random_streams.shared(graph))
       stack.enter_context(layer_updates_in_collection())
       global_step = tf.compat.v1.train.get_or_create_global_step()
       # The read tensor the standard hooks look up (TF's helper needs a graph
