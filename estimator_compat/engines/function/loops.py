@@ -129,6 +129,45 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
     progress.step_done(done)
 
 
+def _prediction_steps(model: TracedModel, runner: HookRunner,
+                      steps_per_loop: Optional[int]
+                     ) -> Iterator[Dict[str, Any]]:
+  """Yields each batch's predictions until the input ends or a hook stops.
+
+  With steps_per_loop None (automatic) and hooks that look at no step (or
+  count their own iterations), the batches no hook observes run many per
+  call, as in evaluation. The first call runs one batch (the first
+  predictions come as soon as at one batch per call); later calls grow to
+  about a second of work, so the input is read at most that far ahead of
+  what the caller has taken.
+  """
+  cadence = HookCadence(runner.hooks, None, runner.session)
+  batched = (steps_per_loop is None and cadence.counts_iterations_only and
+             model.can_batch_predictions)
+  sizer = CallSizer(first=1)
+  while not runner.stop_requested:
+    if batched:
+      planned = sizer.limit()
+      wanted = cadence.steps_to_next(0)
+      if wanted is not None:
+        planned = min(planned, int(wanted))
+      if planned > 1:
+        started = time.monotonic()
+        batches, ended = model.predict_batches(planned - 1)
+        sizer.record(len(batches), time.monotonic() - started)
+        cadence.skip(len(batches))
+        yield from batches
+        if ended:
+          return
+    started = time.monotonic()
+    values = next(_steps(model, runner), None)
+    if values is None:
+      return
+    if batched and sizer.limit() == 1:
+      sizer.record(1, time.monotonic() - started)
+    yield values
+
+
 def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
@@ -264,7 +303,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hooked.runner
   runner.after_create_session(_session(model))
-  for values in _steps(model, runner):
+  for values in _prediction_steps(model, runner, setup.config.steps_per_loop):
     if "prediction" in values:
       batch = values["prediction"]
     else:

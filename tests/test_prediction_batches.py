@@ -1,0 +1,166 @@
+"""predict() at steps_per_loop=None: many batches per call, the same output.
+
+On the function engine, prediction batches that no hook observes run many
+per call (TracedModel.predict_batches); what predict() yields must be what
+one batch per call yields, value for value and type for type, and the first
+prediction must still come after reading one batch.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat.engines.function.traced_model import TracedModel
+from tests import models
+
+ROWS, BATCH = 100, 16  # 7 batches, the last of 4 rows.
+
+
+def _model_fn(features, labels, mode, params):
+  """classifier_fn with predictions of several dtypes and ranks."""
+  if mode != tfe.ModeKeys.PREDICT:
+    return models.classifier_fn(features, labels, mode, params)
+  x = features["x"]
+  hidden = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+  logits = tf.compat.v1.layers.dense(hidden, models.CLASSES)
+  classes = tf.argmax(logits, axis=1)
+  return tfe.EstimatorSpec(mode, predictions={
+      "class": classes,
+      "probabilities": tf.nn.softmax(logits),
+      "name": tf.strings.as_string(classes),
+      "window": tf.reshape(tf.tile(x, [1, 2]), [-1, 2, models.DIM]),
+      "rows_in_batch": tf.shape(x)[0],  # One value per batch (rank 0).
+  })
+
+
+def _input_fn():
+  x, _ = models.data(ROWS)
+  return tf.data.Dataset.from_tensor_slices({"x": x}).batch(BATCH)
+
+
+@pytest.fixture(name="calls")
+def _calls(monkeypatch):
+  """The num_batches of each TracedModel.predict_batches call."""
+  calls = []
+  original = TracedModel.predict_batches
+
+  def counted(self, num_batches):
+    calls.append(num_batches)
+    return original(self, num_batches)
+
+  monkeypatch.setattr(TracedModel, "predict_batches", counted)
+  return calls
+
+
+def _predict(tmp_path, steps_per_loop, **kwargs):
+  est = models.estimator(tmp_path, model_fn=_model_fn, engine="function",
+                         steps_per_loop=steps_per_loop)
+  if not tf.train.latest_checkpoint(str(tmp_path)):
+    est.train(models.input_fn(), steps=3)
+  return list(est.predict(_input_fn, **kwargs))
+
+
+def _assert_same(automatic, one_per_call):
+  assert len(automatic) == len(one_per_call)
+  for got, want in zip(automatic, one_per_call):
+    assert sorted(got) == sorted(want)
+    for key in want:
+      assert type(got[key]) == type(want[key]), key  # pylint: disable=unidiomatic-typecheck
+      assert np.asarray(got[key]).dtype == np.asarray(want[key]).dtype, key
+      np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+
+
+def test_single_examples_are_those_of_one_batch_per_call(tmp_path, calls):
+  keys = ["class", "probabilities", "name", "window"]
+  automatic = _predict(tmp_path, None, predict_keys=keys)
+  assert max(calls) > 1
+  one_per_call = _predict(tmp_path, 1, predict_keys=keys)
+  assert len(one_per_call) == ROWS
+  _assert_same(automatic, one_per_call)
+
+
+def test_whole_batches_are_those_of_one_batch_per_call(tmp_path, calls):
+  automatic = _predict(tmp_path, None, yield_single_examples=False)
+  assert max(calls) > 1
+  one_per_call = _predict(tmp_path, 1, yield_single_examples=False)
+  assert [b["rows_in_batch"] for b in one_per_call] == [16] * 6 + [4]
+  _assert_same(automatic, one_per_call)
+
+
+def test_the_first_prediction_reads_no_more_than_one_batch_per_call(
+    tmp_path):
+  models.estimator(tmp_path, model_fn=_model_fn).train(models.input_fn(),
+                                                       steps=3)
+  x, _ = models.data(ROWS)
+  read = {}
+  for steps_per_loop in (None, 1):
+    starts = read.setdefault(steps_per_loop, [])
+
+    def batches(starts=starts):
+      for start in range(0, ROWS, BATCH):
+        starts.append(start)
+        yield {"x": x[start:start + BATCH]}
+
+    def input_fn(batches=batches):
+      return tf.data.Dataset.from_generator(
+          batches, output_signature={"x": tf.TensorSpec([None, models.DIM],
+                                                        tf.float32)})
+
+    est = models.estimator(tmp_path, model_fn=_model_fn, engine="function",
+                           steps_per_loop=steps_per_loop)
+    first = next(iter(est.predict(input_fn, predict_keys=["class"])))
+    assert set(first) == {"class"}
+  # (from_generator itself reads one batch ahead.)
+  assert read[None] == read[1] == [0, BATCH]
+
+
+def test_a_hook_of_unknown_cadence_means_one_batch_per_call(tmp_path, calls):
+  seen = []
+
+  class _Hook(tf.compat.v1.train.SessionRunHook):
+
+    def after_run(self, run_context, run_values):
+      seen.append(1)
+
+  est = models.estimator(tmp_path, model_fn=_model_fn, engine="function")
+  est.train(models.input_fn(), steps=3)
+  out = list(est.predict(_input_fn, hooks=[_Hook()],
+                         yield_single_examples=False))
+  assert not calls
+  assert len(seen) == len(out) == 7
+
+
+@pytest.mark.parametrize("draw, batched", [
+    # A TF1 random op draws from a stream all step functions share
+    # (random_streams.py): batched, the stream goes on as at one per call.
+    (lambda: tf.random.uniform([2], seed=3), True),
+    # A random op whose state stays in its kernel: a second function would
+    # restart the stream, so one batch per call.
+    (lambda: tf.cast(tf.random.categorical(tf.zeros([1, 50]), 2, seed=3)[0],
+                     tf.float32), False),
+])
+def test_random_ops_in_the_model_draw_as_at_one_batch_per_call(
+    tmp_path, calls, draw, batched):
+
+  def noisy_fn(features, labels, mode, params):
+    if mode != tfe.ModeKeys.PREDICT:
+      return models.classifier_fn(features, labels, mode, params)
+    x = features["x"]
+    hidden = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+    logits = tf.compat.v1.layers.dense(hidden, models.CLASSES)
+    return tfe.EstimatorSpec(mode, predictions={"logits": logits,
+                                                "noise": draw()})
+
+  out = {}
+  for steps_per_loop in (None, 1):
+    est = models.estimator(tmp_path, model_fn=noisy_fn, engine="function",
+                           steps_per_loop=steps_per_loop)
+    if steps_per_loop is None:
+      est.train(models.input_fn(), steps=3)
+    out[steps_per_loop] = list(est.predict(_input_fn,
+                                           yield_single_examples=False))
+  assert bool(calls) == batched
+  _assert_same(out[None], out[1])
+  # The stream went on across calls: no two batches drew the same noise.
+  assert len({tuple(b["noise"]) for b in out[1]}) == len(out[1]) == 7
