@@ -16,7 +16,8 @@ round times, one after the other,
   hand-written evaluation loop (all batches in one call).
 
 It prints the median steps/s of each over the rounds, the ratios, evaluation
-steps/s (real vs ours), and checks that training at the default and at
+steps/s and prediction batches/s (whole batches: yield_single_examples=False)
+of the real Estimator and ours, and checks that training at the default and at
 steps_per_loop=1 (same seed) gives bitwise-equal variables and the same
 checkpoint files.
 
@@ -43,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_eval_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from real_estimator import predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
@@ -72,6 +74,7 @@ def ours(steps: int, eval_steps: int, steps_per_loop: Optional[int],
     start = time.perf_counter()
     estimator.evaluate(input_fn, steps=eval_steps)
     rates["eval"] = eval_steps / (time.perf_counter() - start)
+    rates["predict"] = predict_batches_per_second(estimator, eval_steps)
   return rates
 
 
@@ -83,8 +86,9 @@ def real(python: str, steps: int, eval_steps: int) -> Dict[str, float]:
       capture_output=True, text=True, check=True,
       env={k: v for k, v in dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3").items()
            if k not in ("TF_USE_LEGACY_KERAS", "PYTHONPATH")})
-  train_rate, eval_rate = (float(r) for r in out.stdout.split()[-2:])
-  return {"train": train_rate, "eval": eval_rate}
+  train_rate, eval_rate, predict_rate = (
+      float(r) for r in out.stdout.split()[-3:])
+  return {"train": train_rate, "eval": eval_rate, "predict": predict_rate}
 
 
 def same_model(steps: int) -> List[str]:
@@ -128,15 +132,19 @@ def main() -> int:
 
   train: Dict[str, List[float]] = {}
   evaluate: Dict[str, List[float]] = {}
+  predict: Dict[str, List[float]] = {}
   for _ in range(args.rounds):  # Interleaved: each round times every case.
     if python:
       rates = real(python, args.steps, args.eval_steps)
       train.setdefault(REAL, []).append(rates["train"])
       evaluate.setdefault(REAL, []).append(rates["eval"])
+      predict.setdefault(REAL, []).append(rates["predict"])
     for name, spl in ((OURS, None), (ONE, 1)):
       rates = ours(args.steps, args.eval_steps, spl)
       train.setdefault(name, []).append(rates["train"])
-      evaluate.setdefault(name, []).append(rates["eval"])
+      if "eval" in rates:
+        evaluate.setdefault(name, []).append(rates["eval"])
+        predict.setdefault(name, []).append(rates["predict"])
     train.setdefault(HAND, []).append(
         handwritten_steps_per_second(args.steps, args.steps))
     train.setdefault(HAND_V1, []).append(
@@ -159,6 +167,7 @@ def main() -> int:
         "interleaved round(s)")
   train_medians = table("training", train)
   eval_medians = table("evaluation", evaluate)
+  predict_medians = table("prediction (batches/s, whole batches)", predict)
   print()
   for a, b in ((OURS, REAL), (ONE, REAL), (OURS, ONE), (OURS, HAND),
                (OURS, HAND_V1), (HAND, REAL), (HAND_V1, REAL)):
@@ -168,6 +177,10 @@ def main() -> int:
                (HAND_EVAL, REAL)):
     if a in eval_medians and b in eval_medians:
       print(f"- evaluation: {a} / {b}: {eval_medians[a] / eval_medians[b]:.2f}")
+  for a, b in ((OURS, REAL), (ONE, REAL)):
+    if a in predict_medians and b in predict_medians:
+      print(f"- prediction: {a} / {b}: "
+            f"{predict_medians[a] / predict_medians[b]:.2f}")
 
   problems = same_model(args.steps)
   print()

@@ -11,6 +11,8 @@ import tensorflow as tf
 def model_fn(features, labels, mode):
   hidden = tf.compat.v1.layers.dense(features["x"], 128, activation=tf.nn.relu)
   logits = tf.compat.v1.layers.dense(hidden, 10)
+  if mode == tf.estimator.ModeKeys.PREDICT:
+    return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
   loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
   train_op = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(
       loss, global_step=tf.compat.v1.train.get_global_step())

@@ -4,8 +4,8 @@
 
 Prints one line: the steps/s of each run. benchmarks/engines.py calls it when
 given --real_estimator_python. With `STEPS EVAL_STEPS default_config` it
-trains and evaluates once at the default RunConfig and prints both steps/s
-(benchmarks/default_config.py).
+trains, evaluates and predicts once at the default RunConfig and prints the
+three rates (benchmarks/default_config.py).
 """
 
 import os
@@ -31,7 +31,21 @@ def default_config(steps: int, eval_steps: int) -> None:
   start = time.perf_counter()
   estimator.evaluate(input_fn, steps=eval_steps)
   eval_rate = eval_steps / (time.perf_counter() - start)
-  print(f"{train_rate:.1f} {eval_rate:.1f}")
+  predict_rate = predict_batches_per_second(estimator, eval_steps)
+  print(f"{train_rate:.1f} {eval_rate:.1f} {predict_rate:.1f}")
+
+
+def predict_batches_per_second(estimator, batches: int) -> float:
+  """predict() over `batches` batches, whole batches (no per-example loop)."""
+  def batches_fn(n):
+    return lambda: input_fn().take(n)
+
+  for _ in estimator.predict(batches_fn(10), yield_single_examples=False):
+    pass  # warm-up
+  start = time.perf_counter()
+  for _ in estimator.predict(batches_fn(batches), yield_single_examples=False):
+    pass
+  return batches / (time.perf_counter() - start)
 
 
 def main(steps: int, repeats: int) -> None:
