@@ -17,21 +17,33 @@ from tests import models
 ROWS, BATCH = 100, 16  # 7 batches, the last of 4 rows.
 
 
-def _model_fn(features, labels, mode, params):
-  """classifier_fn with predictions of several dtypes and ranks."""
-  if mode != tfe.ModeKeys.PREDICT:
-    return models.classifier_fn(features, labels, mode, params)
-  x = features["x"]
-  hidden = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
-  logits = tf.compat.v1.layers.dense(hidden, models.CLASSES)
+def _predicting(predictions_fn):
+  """classifier_fn whose PREDICT mode returns predictions_fn(x, logits)."""
+
+  def model_fn(features, labels, mode, params):
+    if mode != tfe.ModeKeys.PREDICT:
+      return models.classifier_fn(features, labels, mode, params)
+    x = features["x"]
+    hidden = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+    logits = tf.compat.v1.layers.dense(hidden, models.CLASSES)
+    return tfe.EstimatorSpec(mode, predictions=predictions_fn(x, logits))
+
+  return model_fn
+
+
+def _several_kinds(x, logits):
+  """Predictions of several dtypes and ranks."""
   classes = tf.argmax(logits, axis=1)
-  return tfe.EstimatorSpec(mode, predictions={
+  return {
       "class": classes,
       "probabilities": tf.nn.softmax(logits),
       "name": tf.strings.as_string(classes),
       "window": tf.reshape(tf.tile(x, [1, 2]), [-1, 2, models.DIM]),
       "rows_in_batch": tf.shape(x)[0],  # One value per batch (rank 0).
-  })
+  }
+
+
+_model_fn = _predicting(_several_kinds)
 
 
 def _input_fn():
@@ -143,14 +155,8 @@ def test_a_hook_of_unknown_cadence_means_one_batch_per_call(tmp_path, calls):
 def test_random_ops_in_the_model_draw_as_at_one_batch_per_call(
     tmp_path, calls, draw, batched):
 
-  def noisy_fn(features, labels, mode, params):
-    if mode != tfe.ModeKeys.PREDICT:
-      return models.classifier_fn(features, labels, mode, params)
-    x = features["x"]
-    hidden = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
-    logits = tf.compat.v1.layers.dense(hidden, models.CLASSES)
-    return tfe.EstimatorSpec(mode, predictions={"logits": logits,
-                                                "noise": draw()})
+  noisy_fn = _predicting(lambda x, logits: {"logits": logits,
+                                            "noise": draw()})
 
   out = {}
   for steps_per_loop in (None, 1):
