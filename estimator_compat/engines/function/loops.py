@@ -142,8 +142,7 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
   what the caller has taken.
   """
   cadence = HookCadence(runner.hooks, None, runner.session)
-  batched = (steps_per_loop is None and cadence.counts_iterations_only and
-             model.can_batch_predictions)
+  batched = steps_per_loop is None and cadence.counts_iterations_only
   sizer = CallSizer(first=1)
   while not runner.stop_requested:
     if batched:
@@ -151,7 +150,9 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
       wanted = cadence.steps_to_next(0)
       if wanted is not None:
         planned = min(planned, int(wanted))
-      if planned > 1:
+      # (Asked only now: a predict() of one batch pays no pruning for it.)
+      batched = planned == 1 or model.can_batch_predictions
+      if planned > 1 and batched:
         started = time.monotonic()
         batches, ended = model.predict_batches(planned - 1)
         sizer.record(len(batches), time.monotonic() - started)
