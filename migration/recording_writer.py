@@ -46,6 +46,16 @@ PHASES = ("inputs", "init", "probe", "trajectory", "eval", "predict",
           "export")
 
 
+def run_phase(meta: Dict[str, Any], name: str, run) -> None:
+  """Runs one phase of a recording; an error is recorded in `meta`, not raised
+  (the report names the phase that failed and why)."""
+  try:
+    run()
+  except Exception as e:  # pylint: disable=broad-except
+    meta["errors"][name] = f"{type(e).__name__}: {e}"
+    meta.setdefault("tracebacks", {})[name] = traceback.format_exc()
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
   """How much each side runs. Both sides of a check use the same settings.
@@ -251,11 +261,7 @@ class _Recorder:
     return path
 
   def phase(self, name: str, run) -> None:
-    try:
-      run()
-    except Exception as e:  # pylint: disable=broad-except
-      self.meta["errors"][name] = f"{type(e).__name__}: {e}"
-      self.meta.setdefault("tracebacks", {})[name] = traceback.format_exc()
+    run_phase(self.meta, name, run)
 
   def read_inputs(self) -> None:
     p, s = self.program, self.settings

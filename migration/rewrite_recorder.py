@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import tempfile
-import traceback
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -99,11 +98,7 @@ class _Recorder:
     self.map: Optional[VariableMap] = None
 
   def phase(self, name: str, run) -> None:
-    try:
-      run()
-    except Exception as e:  # pylint: disable=broad-except
-      self.meta["errors"][name] = f"{type(e).__name__}: {e}"
-      self.meta.setdefault("tracebacks", {})[name] = traceback.format_exc()
+    record_lib.run_phase(self.meta, name, run)
 
   def read_inputs(self) -> None:
     s, seed = self.settings, self.settings.seed
