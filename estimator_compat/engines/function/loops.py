@@ -91,6 +91,17 @@ def _steps(model: TracedModel, runner: HookRunner
     yield values
 
 
+def _planned(sizer: CallSizer, cadence: HookCadence,
+             left: Optional[int]) -> int:
+  """Batches up to and including the next one a hook observes (evaluation,
+  prediction: their steps do not move global_step), at most `left`."""
+  planned = sizer.limit()
+  for wanted in (cadence.steps_to_next(0), left):
+    if wanted is not None:
+      planned = min(planned, int(wanted))
+  return planned
+
+
 def _evaluation_steps(model: TracedModel, runner: HookRunner,
                       steps: Optional[int],
                       steps_per_loop: Optional[int],
@@ -108,11 +119,8 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
   done = 0
   while not runner.stop_requested and (steps is None or done < steps):
     if batched:
-      planned = sizer.limit()
-      for wanted in (cadence.steps_to_next(0),
-                     None if steps is None else steps - done):
-        if wanted is not None:
-          planned = min(planned, int(wanted))
+      planned = _planned(sizer, cadence,
+                         None if steps is None else steps - done)
       if planned > 1:
         cadence.skip(planned - 1)
         started = time.monotonic()
@@ -146,10 +154,7 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
   sizer = CallSizer(first=1)
   while not runner.stop_requested:
     if batched:
-      planned = sizer.limit()
-      wanted = cadence.steps_to_next(0)
-      if wanted is not None:
-        planned = min(planned, int(wanted))
+      planned = _planned(sizer, cadence, None)
       # (Asked only now: a predict() of one batch pays no pruning for it.)
       batched = planned == 1 or model.can_batch_predictions
       if planned > 1 and batched:
