@@ -26,7 +26,7 @@ random op (Multinomial, RandomShuffle, RandomGamma, ...) stays as it is, and
 import contextlib
 import random
 import threading
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List, Set
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
@@ -46,7 +46,7 @@ KERNEL_STATE_OPS = frozenset([
     "RandomShuffleQueue", "RandomShuffleQueueV2"])
 
 _lock = threading.Lock()
-_active: Dict[int, List[Any]] = {}  # id(graph) -> the counters made there
+_active: Set[int] = set()  # id() of the graphs being traced
 _installed: Dict[str, Callable[..., Any]] = {}  # function -> TF's own
 
 
@@ -62,38 +62,30 @@ def _counter() -> tf.Variable:
 
 
 # Each replaced gen_random_ops function: its op type (also the name TF1 gave
-# its output) and its parameters before seed, seed2 and name.
+# its output), its parameters before seed, seed2 and name, and the stateless
+# op that draws the same values (it takes those parameters but the shape as
+# keywords).
 _REPLACED = {
-    "random_uniform": ("RandomUniform", ("shape", "dtype")),
-    "random_standard_normal": ("RandomStandardNormal", ("shape", "dtype")),
-    "truncated_normal": ("TruncatedNormal", ("shape", "dtype")),
-    "random_uniform_int": ("RandomUniformInt", ("shape", "minval", "maxval")),
+    "random_uniform": ("RandomUniform", ("shape", "dtype"),
+                       stateless.stateless_random_uniform_v2),
+    "random_standard_normal": ("RandomStandardNormal", ("shape", "dtype"),
+                               stateless.stateless_random_normal_v2),
+    "truncated_normal": ("TruncatedNormal", ("shape", "dtype"),
+                         stateless.stateless_truncated_normal_v2),
+    "random_uniform_int": ("RandomUniformInt", ("shape", "minval", "maxval"),
+                           stateless.stateless_random_uniform_int_v2),
 }
-
-
-def _stateless(function: str, inputs: Dict[str, Any], key: tf.Tensor,
-               counter: tf.Tensor) -> tf.Tensor:
-  if function == "random_uniform_int":
-    return stateless.stateless_random_uniform_int_v2(
-        inputs["shape"], key, counter, _PHILOX, inputs["minval"],
-        inputs["maxval"])
-  op = {"random_uniform": stateless.stateless_random_uniform_v2,
-        "random_standard_normal": stateless.stateless_random_normal_v2,
-        "truncated_normal": stateless.stateless_truncated_normal_v2}[function]
-  return op(inputs["shape"], key, counter, _PHILOX, dtype=inputs["dtype"])
 
 
 def _stream(function: str) -> Callable[..., Any]:
   """gen_random_ops.<function> that draws from a shared stream in active
   graphs (and is TF's own elsewhere)."""
   original = _installed[function]
-  kind, leading = _REPLACED[function]
+  kind, leading, draw_stateless = _REPLACED[function]
   names = leading + ("seed", "seed2", "name")
 
   def draw(*args, **kwargs):
-    graph = tf.compat.v1.get_default_graph()
-    counters = _active.get(id(graph))
-    if counters is None:
+    if id(tf.compat.v1.get_default_graph()) not in _active:
       return original(*args, **kwargs)
     inputs = dict(zip(names, args))
     inputs.update(kwargs)
@@ -103,12 +95,13 @@ def _stream(function: str) -> Callable[..., Any]:
       # The kernel drew both seeds at random (an unseeded op).
       seed, seed2 = random.getrandbits(63), random.getrandbits(63)
     counter = _counter()
-    counters.append(counter)
     with tf.name_scope(f"{name or kind}_stream"):
       drawn = counter.read_value()
-      values = _stateless(function, inputs, tf.constant([seed], tf.uint64),
-                          tf.stack([tf.bitcast(drawn, tf.uint64),
-                                    tf.constant(seed2, tf.uint64)]))
+      values = draw_stateless(
+          inputs["shape"], tf.constant([seed], tf.uint64),
+          tf.stack([tf.bitcast(drawn, tf.uint64),
+                    tf.constant(seed2, tf.uint64)]), _PHILOX,
+          **{p: inputs[p] for p in leading[1:]})
       with tf.control_dependencies([drawn]):
         moved = counter.assign_add(
             tf.size(values, out_type=tf.int64) * _COUNTERS_PER_VALUE,
@@ -134,11 +127,11 @@ def _install() -> None:
 def shared(graph: tf.Graph) -> Iterator[None]:
   """While active, TF1 random ops made in `graph` draw from shared streams."""
   _install()
-  _active[id(graph)] = []
+  _active.add(id(graph))
   try:
     yield
   finally:
-    del _active[id(graph)]
+    _active.discard(id(graph))
 
 
 def kernel_state_ops(graph: tf.Graph) -> List[str]:
