@@ -241,15 +241,24 @@ predict_input_fn = numpy_io.numpy_input_fn(
 '''
   else:  # pandas_input_fn
     fns = f'''
+
+
+def frame(data):
+  """Strings as object columns (pandas 3 would make them `str`, which
+  TensorFlow cannot feed)."""
+  return pd.DataFrame(data).astype(
+      {{k: np.float32 if k.startswith("x") else object for k in data}})
+
+
 pandas_io = tf.compat.v1.estimator.inputs
 train_input_fn = pandas_io.pandas_input_fn(
-    x=pd.DataFrame(TRAIN), y=pd.Series(TRAIN_Y, dtype={label_dtype}),
+    x=frame(TRAIN), y=pd.Series(TRAIN_Y, dtype={label_dtype}),
     batch_size=4, num_epochs={epochs}, shuffle=False)
 eval_input_fn = pandas_io.pandas_input_fn(
-    x=pd.DataFrame(EVAL), y=pd.Series(EVAL_Y, dtype={label_dtype}),
+    x=frame(EVAL), y=pd.Series(EVAL_Y, dtype={label_dtype}),
     batch_size=2, num_epochs=1, shuffle=False)
 predict_input_fn = pandas_io.pandas_input_fn(
-    x=pd.DataFrame(PREDICT), batch_size=2, num_epochs=1, shuffle=False)
+    x=frame(PREDICT), batch_size=2, num_epochs=1, shuffle=False)
 '''
   return common + fns
 
@@ -353,7 +362,7 @@ def _custom_model(s: spec_lib.ProgramSpec) -> str:
              + ["  " + line for line in train])
   hooks = ("[tf.estimator.NanTensorHook(loss), tf.estimator."
            'LoggingTensorHook({"loss": loss}, every_n_iter=3)]'
-           if s.standard_hooks else "None")
+           if s.standard_hooks != "none" else "None")
   b = "\n  ".join(body)
   t = "\n    ".join(train)
   m = _metric_lines(s, "labels", value, "  ")
@@ -451,9 +460,10 @@ def make_config():
 
 def _hooks(s: spec_lib.ProgramSpec) -> str:
   lines = ["", "", "def train_hooks():", "  hooks = []"]
-  if s.standard_hooks:
+  if s.standard_hooks == "stop_at_step":
     lines.append("  hooks.append(tf.estimator.StopAtStepHook("
                  f"num_steps={max(1, s.train_steps - 1)}))")
+  elif s.standard_hooks == "step_counter":
     lines.append("  hooks.append(tf.estimator.StepCounterHook("
                  "every_n_steps=2))")
   if s.custom_hooks:

@@ -42,7 +42,7 @@ def read_table(path: str = TABLE) -> Dict[str, str]:
   with open(path) as f:
     for line in f:
       cells = [c.strip() for c in line.strip().strip("|").split("|")]
-      if (len(cells) >= 4 and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*",
+      if (len(cells) >= 4 and cells[0] != "id" and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*",
                                            cells[0])):
         rows[cells[0]] = cells[1]
   return rows

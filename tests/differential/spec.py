@@ -35,7 +35,7 @@ DIMENSIONS: Dict[str, Tuple] = {
     "save_summary_steps": (1, 3, 100),
     "log_step_count_steps": (1, 5, 100),
     "tf_random_seed": (None, 1, 42),
-    "standard_hooks": (False, True),
+    "standard_hooks": ("none", "stop_at_step", "step_counter"),
     "custom_hooks": (False, True),
     "sequence": ("train_eval_predict", "resume", "export", "tae_latest",
                  "tae_final", "tae_best", "warm_start"),
@@ -74,7 +74,7 @@ class ProgramSpec:
   save_summary_steps: int
   log_step_count_steps: int
   tf_random_seed: Optional[int]
-  standard_hooks: bool
+  standard_hooks: str
   custom_hooks: bool
   sequence: str
   train_steps: int
