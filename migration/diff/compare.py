@@ -29,7 +29,7 @@ def _examples(examples) -> Optional[Mapping[str, np.ndarray]]:
                     f"({e}). Fix: np.savez(FILE, **{{input_key: array}}).") from e
 
 
-def _ignored(difference: Difference, ignore: Iterable[str]) -> bool:
+def ignored(difference: Difference, ignore: Iterable[str]) -> bool:
   texts = (difference.kind, difference.where,
            f"{difference.kind}:{difference.where}")
   return any(fnmatch.fnmatchcase(t, pattern) for pattern in ignore
@@ -96,7 +96,7 @@ def diff_model_dirs(old_dir: str, new_dir: str, *, rtol: float = 0.0,
   everything = found + event_found + export_found + layout_found
   order = {kind: i for i, kind in enumerate(KINDS)}
   everything.sort(key=lambda d: order[d.kind])
-  kept = tuple(d for d in everything if not _ignored(d, ignore))
+  kept = tuple(d for d in everything if not ignored(d, ignore))
   if not any(d.kind == "start" for d in kept):
     notes = [n for n in notes if "same first checkpoint" not in n]
   return ModelDirDiff(
