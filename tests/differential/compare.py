@@ -148,8 +148,14 @@ def _model_dir(name: str, old: Dict, new: Dict, old_values, new_values,
 
 def compare(old: Dict, new: Dict, old_values: Dict[str, np.ndarray],
             new_values: Dict[str, np.ndarray], *, rtol: float = DEFAULT_RTOL,
-            atol: float = DEFAULT_ATOL) -> List[Difference]:
-  """Every difference between two facts dicts (and their variable values)."""
+            atol: float = DEFAULT_ATOL,
+            model_dirs: bool = True) -> List[Difference]:
+  """Every difference between two facts dicts (and their variable values).
+
+  With `model_dirs=False` only the error, the program's results and which
+  model_dirs exist compare (the sweep diffs the model_dirs themselves with
+  migration.diff_model_dirs).
+  """
   out: List[Difference] = []
   ea, eb = old.get("error"), new.get("error")
   if (ea is None) != (eb is None) or (ea and ea["type"] != eb["type"]):
@@ -163,7 +169,7 @@ def compare(old: Dict, new: Dict, old_values: Dict[str, np.ndarray],
   if set(dirs_a) != set(dirs_b):
     out.append(Difference("model-dirs", "workdir",
                           f"old {sorted(dirs_a)}, new {sorted(dirs_b)}"))
-  for name in sorted(set(dirs_a) & set(dirs_b)):
+  for name in sorted(set(dirs_a) & set(dirs_b)) if model_dirs else ():
     _model_dir(name, dirs_a[name], dirs_b[name], old_values, new_values, out,
                rtol, atol)
   return out

@@ -13,7 +13,8 @@ ckpt-0: if that rerun differs from the first run, the program is dropped as
 non-deterministic (its reason counted). The rest are differences, known
 (docs/known_differences.md, known.py) or unexplained. Prints a summary,
 writes DIR/summary.json and DIR/differences.jsonl, and exits 1 on any
-unexplained difference.
+unexplained difference. Rerun with the same --out to resume: a program
+whose source is unchanged keeps the facts it left there.
 """
 
 import argparse
@@ -28,6 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+import migration
 from tests.differential import compare as compare_lib
 from tests.differential import generator
 from tests.differential import known
@@ -130,9 +132,17 @@ def _load(workdir: str) -> Tuple[dict, Dict[str, np.ndarray]]:
 
 
 def _diff(a: str, b: str) -> List[compare_lib.Difference]:
+  """The program-level differences, then each model_dir's (migration)."""
   fa, va = _load(a)
   fb, vb = _load(b)
-  return compare_lib.compare(fa, fb, va, vb)
+  found = compare_lib.compare(fa, fb, va, vb, model_dirs=False)
+  for name in sorted(set(fa["model_dirs"]) & set(fb["model_dirs"])):
+    diff = migration.diff_model_dirs(
+        os.path.join(a, name), os.path.join(b, name),
+        rtol=compare_lib.DEFAULT_RTOL, atol=compare_lib.DEFAULT_ATOL)
+    found.extend(compare_lib.Difference(d.kind, f"{name}:{d.where}", d.detail)
+                 for d in diff.differences)
+  return found
 
 
 def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
@@ -144,10 +154,22 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
   programs = os.path.join(out, "programs")
   os.makedirs(programs, exist_ok=True)
   specs = {}
+  unchanged = set()  # programs whose earlier facts in `out` still hold
   for seed in seeds:
     specs[seed] = spec_lib.draw(seed)
-    with open(os.path.join(programs, f"seed_{seed}.py"), "w") as f:
-      f.write(generator.generate(specs[seed]))
+    source = generator.generate(specs[seed])
+    path = os.path.join(programs, f"seed_{seed}.py")
+    if os.path.exists(path):
+      with open(path) as f:
+        if f.read() == source:
+          unchanged.add(seed)
+    with open(path, "w") as f:
+      f.write(source)
+
+  def todo(side, chosen):
+    """Seeds of `chosen` without facts from this very program on `side`."""
+    return [s for s in chosen if s not in unchanged or not os.path.exists(
+        os.path.join(out, side, f"{s}.facts.json"))]
 
   def item(seed, side, start=None, save=None):
     return {"seed": seed, "program": os.path.join(programs, f"seed_{seed}.py"),
@@ -160,19 +182,21 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
   for side in ("old", "new", "old_rerun"):
     os.makedirs(os.path.join(out, side), exist_ok=True)
   started = time.time()
-  run_side(old_python, "old", [item(s, "old", save=ckpt0(s)) for s in seeds],
+  run_side(old_python, "old",
+           [item(s, "old", save=ckpt0(s)) for s in todo("old", seeds)],
            out, jobs, "old")
   old_seconds = time.time() - started
   run_side(new_python, "new",
            [item(s, "new", start=ckpt0(s) if os.path.isdir(ckpt0(s))
-                 else None) for s in seeds], out, jobs, "new")
+                 else None) for s in todo("new", seeds)], out, jobs, "new")
   new_seconds = time.time() - started - old_seconds
   first = {s: _diff(os.path.join(out, "old", str(s)),
                     os.path.join(out, "new", str(s))) for s in seeds}
   differing = [s for s in seeds if first[s]]
   run_side(old_python, "old",
-           [item(s, "old_rerun", start=ckpt0(s)) for s in differing
-            if os.path.isdir(ckpt0(s))], out, jobs, "old_rerun")
+           [item(s, "old_rerun", start=ckpt0(s))
+            for s in todo("old_rerun", differing) if os.path.isdir(ckpt0(s))],
+           out, jobs, "old_rerun")
   dropped: Dict[int, str] = {}
   for s in differing:
     rerun = os.path.join(out, "old_rerun", str(s))
