@@ -11,7 +11,7 @@ BATCH.json: {"items": [{"seed", "program", "workdir", "start_from",
 "save_ckpt0_to"}, ...]}. For each item the runner copies `start_from` (a
 ckpt-0 folder) into WORKDIR/model, runs the program as `__main__` with
 argv [program, WORKDIR], copies WORKDIR/model's model.ckpt-0 to
-`save_ckpt0_to` when asked, and writes WORKDIR.facts.json (the program's
+`save_ckpt0_to` as the real Estimator saves it (when asked), and writes WORKDIR.facts.json (the program's
 results.json, the error it raised, and for each model_dir: layout,
 checkpoint list, variables, event scalars) and WORKDIR.vars.npz (variable
 values). One line per finished item goes to stdout as `DONE <seed>`.
@@ -33,6 +33,32 @@ MODEL_DIRS = ("model", "model_ws")
 SPEED_TAGS = ("global_step/sec", "examples/sec")
 
 
+# Where the running item's first checkpoint goes: {"model_dir", "dest"}.
+_CKPT0 = {}
+
+
+def _copy_first_checkpoints(tf) -> None:
+  """Wraps Saver.save to copy WORKDIR/model's model.ckpt-0 when it is saved.
+
+  Copying after the program ends is too late: keep_checkpoint_max may have
+  deleted it by then (as migration's run-both does on its old side).
+  """
+  del tf
+  from tensorflow.python.training import saver as saver_lib  # pylint: disable=g-import-not-at-top
+  save = saver_lib.Saver.save
+
+  def copying_save(self, sess, save_path, *args, **kwargs):
+    path = save(self, sess, save_path, *args, **kwargs)
+    path = path.decode() if isinstance(path, bytes) else path
+    if (path and _CKPT0 and os.path.abspath(path) == os.path.join(
+        _CKPT0["model_dir"], "model.ckpt-0")
+        and not os.path.exists(_CKPT0["dest"])):
+      _copy_ckpt0(_CKPT0["model_dir"], _CKPT0["dest"])
+    return path
+
+  saver_lib.Saver.save = copying_save
+
+
 def _tensorflow(side: str):
   if side == "new":
     import estimator_compat  # pylint: disable=g-import-not-at-top
@@ -44,6 +70,8 @@ def _tensorflow(side: str):
   # once per process, so every program of the batch gets them.
   tf.config.set_logical_device_configuration(
       cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+  if side == "old":
+    _copy_first_checkpoints(tf)
   return tf
 
 
@@ -142,6 +170,11 @@ def run_item(tf, item: dict) -> None:
     for path in glob.glob(os.path.join(item["start_from"], "*")):
       shutil.copy(path, model_dir)
   _reset(tf)
+  _CKPT0.clear()
+  if item.get("save_ckpt0_to"):
+    shutil.rmtree(item["save_ckpt0_to"], ignore_errors=True)
+    _CKPT0.update(model_dir=os.path.abspath(os.path.join(workdir, "model")),
+                  dest=item["save_ckpt0_to"])
   error = None
   start = time.time()
   argv = sys.argv
@@ -158,8 +191,7 @@ def run_item(tf, item: dict) -> None:
     sys.argv = argv
   seconds = time.time() - start
   _reset(tf)
-  if item.get("save_ckpt0_to"):
-    _copy_ckpt0(os.path.join(workdir, "model"), item["save_ckpt0_to"])
+  _CKPT0.clear()
   results_path = os.path.join(workdir, "results.json")
   results = {}
   if os.path.exists(results_path):
