@@ -202,7 +202,10 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
     rerun = os.path.join(out, "old_rerun", str(s))
     if not os.path.exists(rerun + ".facts.json"):
       continue
-    again = _diff(os.path.join(out, "old", str(s)), rerun)
+    # Known differences are left out: e.g. the queue-fill summary of a
+    # numpy_input_fn depends on thread timing on the real Estimator itself.
+    again = [d for d in _diff(os.path.join(out, "old", str(s)), rerun)
+             if not known.classify(specs[s], d, table)]
     if again:
       kinds = sorted({d.kind for d in again})
       dropped[s] = "real Estimator rerun from ckpt-0 differs: " + ",".join(
@@ -228,7 +231,8 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
       records.append({"seed": s, **d.to_json(),
                       "known": kid, "spec": specs[s].features()})
   summary = {
-      "seeds": f"{min(seeds)}-{max(seeds)}" if seeds else "",
+      "seeds": (f"{len(seeds)} seeds in {min(seeds)}-{max(seeds)}"
+                if seeds else ""),
       "programs": len(seeds),
       "dropped": len(dropped),
       "dropped_reasons": dict(collections.Counter(dropped.values())),
@@ -253,7 +257,7 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
 
 
 def format_summary(summary: dict) -> str:
-  lines = [f"programs: {summary['programs']} (seeds {summary['seeds']})",
+  lines = [f"programs: {summary['programs']} ({summary['seeds']})",
            f"dropped as non-deterministic: {summary['dropped']}"]
   for reason, n in sorted(summary["dropped_reasons"].items()):
     lines.append(f"  {n:4d}  {reason}")
