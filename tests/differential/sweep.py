@@ -199,6 +199,10 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
            out, jobs, "old_rerun")
   dropped: Dict[int, str] = {}
   for s in differing:
+    old_error = _load(os.path.join(out, "old", str(s)))[0].get("error") or {}
+    if old_error.get("type") in ("RunnerTimeout", "RunnerCrash"):
+      dropped[s] = f"real Estimator run did not finish: {old_error['type']}"
+      continue
     rerun = os.path.join(out, "old_rerun", str(s))
     if not os.path.exists(rerun + ".facts.json"):
       continue
