@@ -7,6 +7,8 @@ r"""Migration checks from the command line.
       [--old graph|GOLDEN_DIR] [--new function] [--strategy mirrored] \
       [--report DIR]
   python -m migration scan PATH... [--json FILE] [--fix | --write]
+  python -m migration diff OLD_MODEL_DIR NEW_MODEL_DIR [--rtol R] [--json]
+  python -m migration run-both PROGRAM.py [ARGS...] --old-python PATH
 
 `record` runs the program on whatever provides tf.estimator: the real
 Estimator on TF <= 2.15 (a golden), else estimator_compat's --engine.
@@ -16,6 +18,9 @@ directory (--report, default ./migration_reports/<UTC time>) and exits 0 only
 when every check passes, 1 when one fails, 2 on bad flags.
 `scan` lists what files use of the Estimator and TF1 and whether it runs
 here (see migration/scan); it takes its own arguments.
+`diff` compares two model_dirs (see migration/diff); `run-both` runs a
+legacy program on the real Estimator and here and diffs the results (see
+migration/run_both.py). Both take their own arguments too.
 """
 
 import os
@@ -184,7 +189,9 @@ def main(argv: List[str]) -> int:
     print(f"usage: python -m migration {{{'|'.join(COMMANDS)}}} --model_fn="
           "pkg.mod:fn --input_fn=pkg.mod:fn [flags]; --helpfull lists the "
           "flags.\n       python -m migration scan PATH... [--json FILE] "
-          "[--fix | --write]", file=sys.stderr)
+          "[--fix | --write]\n       python -m migration diff OLD_MODEL_DIR "
+          "NEW_MODEL_DIR [flags]\n       python -m migration run-both "
+          "PROGRAM.py [ARGS...] --old-python PATH", file=sys.stderr)
     return 2
   # Our flags are parsed. estimator_compat.install() reads --strategy from
   # sys.argv for legacy programs; here --strategy is the new side's only.
@@ -201,6 +208,12 @@ def run() -> None:
   if sys.argv[1:2] == ["scan"]:
     from migration.scan import cli  # pylint: disable=g-import-not-at-top
     cli.run(sys.argv[2:])
+  if sys.argv[1:2] == ["diff"]:
+    from migration.diff import cli as diff_cli  # pylint: disable=g-import-not-at-top
+    diff_cli.run(sys.argv[2:])
+  if sys.argv[1:2] == ["run-both"]:
+    from migration import run_both  # pylint: disable=g-import-not-at-top
+    run_both.run(sys.argv[2:])
   app.run(main)
 
 

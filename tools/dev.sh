@@ -3,8 +3,10 @@
 #   tools/dev.sh run [FLAGS...]   set up .venv, then train + evaluate the demo
 #                                 (or any model: python -m estimator_compat.train --helpfull)
 #   tools/dev.sh test             set up .venv, then run every test: pytest
-#                                 (slow multi-process ones included), then
-#                                 bazel test //... (without the slow ones)
+#                                 (slow multi-process ones included; the
+#                                 TF 2.15 venv of tools/tf215_venv.sh is
+#                                 created first for the differential sample),
+#                                 then bazel test //... (without the slow ones)
 # Setup is idempotent: a second call only re-installs when setup.py changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +51,9 @@ case "$cmd" in
     ;;
   test)
     setup
+    # The real Estimator (TF 2.15) for the differential sample test.
+    ESTIMATOR_COMPAT_OLD_PYTHON=$(tools/tf215_venv.sh)
+    export ESTIMATOR_COMPAT_OLD_PYTHON
     .venv/bin/python -m pytest -q "$@"
     ensure_bazel
     # py_test runs the python3 on PATH: the project's virtualenv. The slow

@@ -1,0 +1,73 @@
+"""Which differences are known and deliberate (docs/known_differences.md).
+
+A difference is known only through an explicit rule here: a rule names a
+row id of docs/known_differences.md, the difference kinds it covers, and a
+predicate over the program's spec and the difference. The sweep annotates a
+difference `known:<id>` when a rule matches and the id is a row of the
+table; everything else is unexplained. A rule whose id has no row is an
+error (`check_rules`), so a rule cannot quietly explain anything.
+"""
+
+import dataclasses
+import os
+import re
+from typing import Callable, Dict, FrozenSet, Optional, Sequence
+
+from tests.differential import compare as compare_lib
+from tests.differential import spec as spec_lib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+TABLE = os.path.join(ROOT, "docs", "known_differences.md")
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+  """A deliberate difference: row `id`, for `kinds`, where `applies`."""
+  id: str
+  kinds: FrozenSet[str]
+  applies: Callable[[spec_lib.ProgramSpec, compare_lib.Difference], bool]
+
+
+RULES: Sequence[Rule] = (
+    # numpy_input_fn/pandas_input_fn read through tf.data here (no TF1
+    # queue), so the queue's fill-fraction summary is not written.
+    Rule("numpy-input-queue-summary", frozenset({"event_tag_missing"}),
+         lambda s, d: (s.input_fn in ("numpy_input_fn", "pandas_input_fn")
+                       and "enqueue_input/" in d.where
+                       and "old side only" in d.detail)),
+)
+
+
+def read_table(path: str = TABLE) -> Dict[str, str]:
+  """{id: the row's difference text} of the known-differences table."""
+  if not os.path.exists(path):
+    return {}
+  rows = {}
+  with open(path) as f:
+    for line in f:
+      cells = [c.strip() for c in line.strip().strip("|").split("|")]
+      if (len(cells) >= 4 and cells[0] != "id" and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*",
+                                           cells[0])):
+        rows[cells[0]] = cells[1]
+  return rows
+
+
+def check_rules(table: Dict[str, str],
+                rules: Sequence[Rule] = RULES) -> None:
+  """Raises ValueError if a rule's id is not a row of the table."""
+  missing = sorted(r.id for r in rules if r.id not in table)
+  if missing:
+    raise ValueError(f"known-difference rules {missing} have no row in "
+                     f"{TABLE}: add the row (with its reason) or the rule.")
+
+
+def classify(spec: spec_lib.ProgramSpec, difference: compare_lib.Difference,
+             table: Dict[str, str],
+             rules: Sequence[Rule] = RULES) -> Optional[str]:
+  """The known-difference id that explains `difference`, or None."""
+  for rule in rules:
+    if (rule.id in table and difference.kind in rule.kinds
+        and rule.applies(spec, difference)):
+      return rule.id
+  return None

@@ -1,0 +1,101 @@
+"""The differential generator: coverage, validity, determinism (fast).
+
+The sweep itself (both TensorFlow versions) runs in
+test_differential_sample.py; here only the generator and the comparison,
+without running a program.
+"""
+
+import ast
+import collections
+
+import numpy as np
+import pytest
+
+from tests.differential import compare
+from tests.differential import generator
+from tests.differential import known
+from tests.differential import spec as spec_lib
+from tests.differential import sweep
+
+SEEDS = range(200)
+
+
+def test_seeds_exercise_every_dimension_value():
+  seen = collections.defaultdict(set)
+  for seed in SEEDS:
+    for name, value in spec_lib.draw(seed).features().items():
+      seen[name].add(value)
+  for name, values in spec_lib.DIMENSIONS.items():
+    missing = set(values) - seen[name]
+    assert not missing, f"seeds 0-{max(SEEDS)} never use {name}={missing}"
+
+
+def test_programs_are_valid_python_and_use_only_allowed_modules():
+  allowed = {"json", "os", "sys", "numpy", "pandas", "tensorflow"}
+  for seed in SEEDS:
+    tree = ast.parse(generator.generate(spec_lib.draw(seed)))
+    imported = set()
+    for node in ast.walk(tree):
+      if isinstance(node, ast.Import):
+        imported.update(a.name.split(".")[0] for a in node.names)
+      elif isinstance(node, ast.ImportFrom):
+        imported.add(node.module.split(".")[0])
+    assert imported <= allowed, (seed, imported - allowed)
+
+
+def test_programs_are_deterministic_per_seed_and_differ_across_seeds():
+  sources = [generator.generate(spec_lib.draw(seed)) for seed in range(30)]
+  assert sources == [generator.generate(spec_lib.draw(seed))
+                     for seed in range(30)]
+  assert len(set(sources)) == len(sources)
+
+
+def test_settled_specs_respect_the_estimator_constraints():
+  for seed in SEEDS:
+    s = spec_lib.draw(seed)
+    if s.strategy == "mirrored":
+      assert s.input_fn in spec_lib.DATASET_INPUTS, seed
+      assert s.optimizer_family == ("v1" if s.custom else "keras"), seed
+    if s.input_fn == "tensors":
+      assert s.input_repeat == "repeated", seed
+    if s.crossed:
+      assert s.bucketized and s.vocabulary, seed
+
+
+def test_parse_seeds():
+  assert sweep.parse_seeds("0-3,7,9-10") == [0, 1, 2, 3, 7, 9, 10]
+
+
+def _facts(loss=1.0, step=3, value=0.5, tags=None):
+  return {"error": None,
+          "results": {"evaluate": {"loss": loss, "global_step": step}},
+          "model_dirs": {"model": {
+              "layout": ["checkpoint"], "checkpoints": {"latest": "m-3",
+                                                        "all": ["m-3"]},
+              "variables": {"w": {"shape": [1], "dtype": "float32"}},
+              "events": {".": tags or {"loss": [[1, value]]}}}}}
+
+
+def test_compare_finds_each_kind_and_tolerates_float32_noise():
+  values = {"model/w": np.array([1.0], np.float32)}
+  assert compare.compare(_facts(), _facts(loss=1.0 + 1e-7), values,
+                         values) == []
+  kinds = {d.kind for d in compare.compare(
+      _facts(), _facts(loss=1.1, step=4, tags={"loss": [[2, 0.5]]}), values,
+      {"model/w": np.array([2.0], np.float32)})}
+  assert kinds == {"results-value", "variable-value", "event-steps"}
+  errored = dict(_facts(), error={"type": "ValueError", "message": "m"})
+  assert [d.kind for d in compare.compare(_facts(), errored, values,
+                                          values)] == ["error"]
+
+
+def test_known_rules_need_a_table_row():
+  rule = known.Rule("made-up-id", frozenset({"layout"}), lambda s, d: True)
+  with pytest.raises(ValueError, match="made-up-id"):
+    known.check_rules({}, [rule])
+  difference = compare.Difference("layout", "model", "x")
+  s = spec_lib.draw(0)
+  assert known.classify(s, difference, {}, [rule]) is None
+  assert known.classify(s, difference, {"made-up-id": "x"},
+                        [rule]) == "made-up-id"
+  known.check_rules(known.read_table())  # the committed rules and table
