@@ -20,7 +20,7 @@ from estimator_compat.engines.function import variable_saver
 from estimator_compat.engines.function.input_pipeline import (
     make_dataset, make_input)
 from estimator_compat.engines.function.session import (
-    EagerSession, HookRunner, to_numpy)
+    EagerSession, HookRunner, global_step_read_name, to_numpy)
 from estimator_compat.engines.function.sync_runner import SyncHooks
 from estimator_compat.engines.function.sync_runner import SyncRunner
 from estimator_compat.engines.function.traced_model import TracedModel
@@ -30,18 +30,6 @@ from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     SummarySaverHook)
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup
-
-
-class _StepCounterHook(StepCounterHook):
-  """StepCounterHook for an eager global_step (which has no `.op`)."""
-
-  def begin(self):
-    if self._summary_writer is None and self._output_dir:
-      self._summary_writer = tf.compat.v1.summary.FileWriterCache.get(
-          self._output_dir)
-    self._global_step_tensor = tf.compat.v1.get_default_graph().get_tensor_by_name(
-        model_read_name(tf.compat.v1.get_default_graph()))
-    self._summary_tag = "global_step/sec"
 
 
 class HookedBuild:
@@ -198,12 +186,12 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     loss_summary.add_loss_summary(spec.loss)
     merged = scaffold_fields.summary_op(spec.scaffold)
     graph = tf.compat.v1.get_default_graph()
-    read = graph.get_tensor_by_name(model_read_name(graph))
+    read = graph.get_tensor_by_name(global_step_read_name(graph))
     # The Estimator's order: MonitoredTrainingSession's summary hooks, the
     # user's hooks, then NanTensorHook (the user's see a step it stops on).
     own = []
     if config.is_chief and config.log_step_count_steps:
-      own.append(_StepCounterHook(every_n_steps=config.log_step_count_steps,
+      own.append(StepCounterHook(every_n_steps=config.log_step_count_steps,
                                  output_dir=setup.model_dir))
     if config.is_chief and config.save_summary_steps and merged is not None:
       own.append(SummarySaverHook(save_steps=config.save_summary_steps,
@@ -245,10 +233,6 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
       steps_per_loop=config.steps_per_loop, cadence=cadence).run()
 
 
-def model_read_name(graph: tf.Graph) -> str:
-  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
-  from tensorflow.python.training import training_util
-  return training_util._get_or_create_global_step_read(graph).name  # pylint: disable=protected-access
 
 
 def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],

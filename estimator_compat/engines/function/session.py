@@ -109,6 +109,41 @@ def graph_variables(graph: tf.Graph) -> Dict[str, tf.Variable]:
   return out
 
 
+def global_step_read_name(graph: tf.Graph) -> str:
+  """The name of the global step's read tensor in `graph` (made if absent)."""
+  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
+  from tensorflow.python.training import training_util
+  return training_util._get_or_create_global_step_read(graph).name  # pylint: disable=protected-access
+
+
+def begin_step_counter(hook: Any, graph: tf.Graph) -> None:
+  """StepCounterHook.begin() for an eager global_step (it has no `.op`).
+
+  The hook's own begin() names its summary tag after `global_step.op`, which
+  an eagerly held variable does not have; the tag and the step read are the
+  ones it would have found in a TF1 graph.
+  """
+  if hook._summary_writer is None and hook._output_dir:  # pylint: disable=protected-access
+    hook._summary_writer = tf.compat.v1.summary.FileWriterCache.get(  # pylint: disable=protected-access
+        hook._output_dir)  # pylint: disable=protected-access
+  hook._global_step_tensor = graph.get_tensor_by_name(  # pylint: disable=protected-access
+      global_step_read_name(graph))
+  step = tf.compat.v1.train.get_global_step(graph)
+  hook._summary_tag = step.name.split(":")[0] + "/sec"  # pylint: disable=protected-access
+
+
+def _begin(hook: Any) -> None:
+  """hook.begin(); a hook that needs a graph-mode global step reroutes."""
+  try:
+    hook.begin()
+  except AttributeError as e:
+    if "eager execution" not in str(e):
+      raise
+    raise NeedsGraphEngine(
+        f"{type(hook).__name__}.begin() uses a graph-mode attribute of an "
+        f"eagerly held variable ({e}). {GRAPH_ENGINE_FIX}") from e
+
+
 class HookRunner:
   """Feeds a list of hooks the way MonitoredSession did.
 
@@ -137,10 +172,13 @@ class HookRunner:
               "engine saves checkpoints itself; pass saving_listeners to "
               "train() instead of a CheckpointSaverHook). "
               f"{GRAPH_ENGINE_FIX}")
+        if type(hook).begin is _train.StepCounterHook.begin:
+          begin_step_counter(hook, self.graph)
+          continue
         bound = (self._bind_variables(hook)
                  if isinstance(hook, _train.LoggingTensorHook) else None)
         if bound is None:
-          hook.begin()
+          _begin(hook)
           continue
         # Only for begin(), which resolves them: the hook keeps what it was
         # given for the next call (and its graph).
