@@ -23,7 +23,10 @@ WORKDIR_MARK = "{workdir}"
 # Runs on the old interpreter: wraps Saver.save to copy every checkpoint saved
 # at step 0 to $RUN_BOTH_CKPT0/<its directory relative to $RUN_BOTH_WORKDIR>.
 _OLD_BOOTSTRAP = r"""
-import glob, os, runpy, shutil, sys
+import glob, importlib.util, os, runpy, shutil, sys
+# estimator_compat sets TF_USE_LEGACY_KERAS=1 here; TF 2.15 then needs tf_keras.
+if not importlib.util.find_spec("tf_keras"):
+  os.environ.pop("TF_USE_LEGACY_KERAS", None)
 from tensorflow.python.training import saver as _saver_lib
 _save = _saver_lib.Saver.save
 def _copying_save(self, sess, save_path, *args, **kwargs):
