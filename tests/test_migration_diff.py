@@ -321,3 +321,22 @@ def test_python_dash_m_migration_diff(dirs):
       env=dict(os.environ, PYTHONPATH=ROOT))
   assert done.returncode == 0, done.stderr[-2000:]
   assert json.loads(done.stdout)["ok"] is True
+
+
+@NEEDS_OLD
+@pytest.mark.slow
+def test_diff_runs_on_tf_2_15_too(dirs, copy_of):
+  planted = copy_of("function")
+  _planted(planted, "extra_export")
+  env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+  env["PYTHONPATH"] = ROOT
+  codes = []
+  for new in (dirs["graph"], planted):
+    done = subprocess.run(
+        [OLD_PYTHON, "-m", "migration", "diff", dirs["real"], new, "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600, check=False,
+        env=env)
+    codes.append((done.returncode, [
+        d["kind"] for d in json.loads(done.stdout or "{}").get(
+            "differences", [])]))
+  assert codes == [(0, []), (1, ["export_missing"])], done.stderr[-3000:]
