@@ -186,6 +186,27 @@ def _planted(model_dir: str, plant: str):
   raise ValueError(plant)
 
 
+@pytest.mark.parametrize("engine", ["function", "graph"])
+def test_each_engine_trains_from_the_first_checkpoint_it_is_given(
+    dirs, tmp_path, engine):
+  # What run-both relies on: a model_dir holding only a model.ckpt-0 is
+  # restored, not re-initialized, and training continues from its values.
+  given = str(tmp_path / "given")
+  _seed(dirs[engine], given)
+  _rewrite_checkpoint(os.path.join(given, "model.ckpt-0"), "logits/kernel",
+                      lambda v: v * np.float32(2))
+  scaled = tf.train.load_checkpoint(os.path.join(given, "model.ckpt-0"))
+  model_dir = str(tmp_path / "model")
+  _seed(given, model_dir)
+  _run_here(model_dir, engine)
+  np.testing.assert_array_equal(
+      tf.train.load_checkpoint(os.path.join(model_dir, "model.ckpt-0"))
+      .get_tensor("logits/kernel"), scaled.get_tensor("logits/kernel"))
+  kinds = {d.kind for d in migration.diff_model_dirs(
+      dirs[engine], model_dir).differences}
+  assert {"start", "variable_value", "event_value"} <= kinds
+
+
 PLANTS = ["variable_value", "eval_tag", "extra_export", "signature_dtype",
           "start"]
 
