@@ -135,14 +135,14 @@ def _run(name: str, command: List[str], env: Dict[str, str], workdir: str,
 
 
 def run_old(program: Program, python: str, workdir: str, ckpt0_dir: str,
-            timeout: Optional[float] = None) -> SideRun:
+            timeout: Optional[float] = None, name: str = "old") -> SideRun:
   """Runs the program on the real Estimator; copies its ckpt-0s aside."""
   env = dict(os.environ, RUN_BOTH_WORKDIR=os.path.abspath(workdir),
              RUN_BOTH_CKPT0=os.path.abspath(ckpt0_dir))
   env.pop("ESTIMATOR_COMPAT_ENGINE", None)
   script = _OLD_BOOTSTRAP + _RUN_PROGRAM.format(install="")
   command = [python, "-c", script] + program.argv(os.path.abspath(workdir))
-  return _run("old", command, env, workdir, timeout)
+  return _run(name, command, env, workdir, timeout)
 
 
 def seed_first_checkpoints(ckpt0_dir: str, workdir: str) -> List[str]:

@@ -138,14 +138,23 @@ def test_run_both_on_a_legacy_script_finds_no_difference(tmp_path):
 @NEEDS_OLD
 @pytest.mark.slow
 def test_run_both_exit_codes_on_tiny_programs(tmp_path):
+  # The TF version differs between the sides; an unseeded draw differs
+  # between any two runs, so --rerun-old lists it apart, uncounted.
   (tmp_path / "versioned.py").write_text(
-      "import tensorflow as tf\n"
-      "print('minor =', int(tf.__version__.split('.')[1]))\n")
-  done = _run_both(["-m", "versioned"], cwd=str(tmp_path))
+      "import numpy as np\nimport tensorflow as tf\n"
+      "print('minor =', int(tf.__version__.split('.')[1]))\n"
+      "print('draw =', np.random.rand())\n")
+  done = _run_both(["-m", "versioned", "--rerun-old", "--json"],
+                   cwd=str(tmp_path))
   assert done.returncode == 1, done.stderr[-3000:]
-  assert "stdout metric line 1: minor" in done.stdout
-  assert "old 15 vs new" in done.stdout
-  assert "saved no model.ckpt-0" in done.stdout
+  result = json.loads(done.stdout)
+  assert [(d["kind"], d["where"]) for d in result["differences"]] == [
+      ("printed", "stdout metric line 1: minor")]
+  assert result["differences"][0]["detail"].startswith("old 15 vs new ")
+  assert [(d["kind"], d["where"]) for d in result[
+      "explained_by_old_rerun"]] == [("printed", "stdout metric line 2: draw")]
+  assert result["old_rerun_same"] is False
+  assert any("saved no model.ckpt-0" in n for n in result["notes"])
   (tmp_path / "broken.py").write_text("raise SystemExit('no data here')\n")
   done = _run_both([str(tmp_path / "broken.py")], cwd=str(tmp_path))
   assert done.returncode == 2
