@@ -23,7 +23,10 @@ WORKDIR_MARK = "{workdir}"
 # Runs on the old interpreter: wraps Saver.save to copy every checkpoint saved
 # at step 0 to $RUN_BOTH_CKPT0/<its directory relative to $RUN_BOTH_WORKDIR>.
 _OLD_BOOTSTRAP = r"""
-import glob, os, runpy, shutil, sys
+import glob, importlib.util, os, runpy, shutil, sys
+# estimator_compat sets TF_USE_LEGACY_KERAS=1 here; TF 2.15 then needs tf_keras.
+if not importlib.util.find_spec("tf_keras"):
+  os.environ.pop("TF_USE_LEGACY_KERAS", None)
 from tensorflow.python.training import saver as _saver_lib
 _save = _saver_lib.Saver.save
 def _copying_save(self, sess, save_path, *args, **kwargs):
@@ -132,14 +135,14 @@ def _run(name: str, command: List[str], env: Dict[str, str], workdir: str,
 
 
 def run_old(program: Program, python: str, workdir: str, ckpt0_dir: str,
-            timeout: Optional[float] = None) -> SideRun:
+            timeout: Optional[float] = None, name: str = "old") -> SideRun:
   """Runs the program on the real Estimator; copies its ckpt-0s aside."""
   env = dict(os.environ, RUN_BOTH_WORKDIR=os.path.abspath(workdir),
              RUN_BOTH_CKPT0=os.path.abspath(ckpt0_dir))
   env.pop("ESTIMATOR_COMPAT_ENGINE", None)
   script = _OLD_BOOTSTRAP + _RUN_PROGRAM.format(install="")
   command = [python, "-c", script] + program.argv(os.path.abspath(workdir))
-  return _run("old", command, env, workdir, timeout)
+  return _run(name, command, env, workdir, timeout)
 
 
 def seed_first_checkpoints(ckpt0_dir: str, workdir: str) -> List[str]:

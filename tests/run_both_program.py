@@ -50,21 +50,27 @@ def serving_input_receiver_fn():
   return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
 
 
+def run(model_dir: str, steps: int = 10):
+  """Trains, evaluates and exports in model_dir; returns the eval results."""
+  config = tf.estimator.RunConfig(tf_random_seed=7, save_checkpoints_steps=5,
+                                  save_summary_steps=2,
+                                  log_step_count_steps=5)
+  estimator = tf.estimator.Estimator(model_fn, model_dir, config,
+                                     params={"learning_rate": 0.05})
+  estimator.train(lambda: input_fn(True), steps=steps)
+  results = estimator.evaluate(lambda: input_fn(False))
+  estimator.export_saved_model(f"{model_dir}/export/exporter",
+                               serving_input_receiver_fn)
+  return results
+
+
 def main() -> None:
   parser = argparse.ArgumentParser()
   parser.add_argument("--model_dir", required=True)
   parser.add_argument("--steps", type=int, default=10)
   args = parser.parse_args()
-  config = tf.estimator.RunConfig(tf_random_seed=7, save_checkpoints_steps=5,
-                                  save_summary_steps=2,
-                                  log_step_count_steps=5)
-  estimator = tf.estimator.Estimator(model_fn, args.model_dir, config,
-                                     params={"learning_rate": 0.05})
-  estimator.train(lambda: input_fn(True), steps=args.steps)
-  results = estimator.evaluate(lambda: input_fn(False))
+  results = run(args.model_dir, args.steps)
   print({k: results[k] for k in sorted(results)})
-  estimator.export_saved_model(f"{args.model_dir}/export/exporter",
-                               serving_input_receiver_fn)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import shutil
 from typing import Dict, List, Optional, Tuple
 
 import tensorflow as tf
+from tensorflow.core.util import event_pb2
 
 from migration.diff import values
 from migration.diff.result import Difference
@@ -49,7 +50,8 @@ def read(paths: List[str]) -> Series:
   """
   series: Series = {}
   for path in paths:
-    for event in tf.compat.v1.train.summary_iterator(path):
+    for record in tf.data.TFRecordDataset(path):
+      event = event_pb2.Event.FromString(record.numpy())
       if not event.HasField("summary"):
         continue
       for value in event.summary.value:
