@@ -362,32 +362,67 @@ def _own_collective_keys(strategy: Optional[tf.distribute.Strategy]) -> None:
       counters[device] += offset
 
 
+def between_graph(config: Any,
+                  choice: Optional[StrategyChoice] = None) -> bool:
+  """Whether train() is the Estimator's between-graph replication.
+
+  A TF_CONFIG cluster with ps tasks and no strategy (neither RunConfig's nor
+  --strategy), trained on the graph engine (chosen, or eager execution
+  disabled): every chief and worker builds its own graph with its variables
+  on the ps tasks (replica_device_setter). The function engine runs such a
+  cluster as parameter-server training instead (a ClusterCoordinator).
+  """
+  if config.train_distribute is not None or not _cluster(config).get("ps"):
+    return False
+  if (choice or StrategyChoice.from_environment()).name is not None:
+    return False
+  return (config.engine_chosen and config.engine == "graph") or (
+      not tf.executing_eagerly())
+
+
+def one_local_replica(strategy: Any, config: Any) -> bool:
+  """Whether a (built) strategy runs a single replica, in this process only.
+
+  The Estimator's results under such a strategy are those without it.
+  """
+  return not config.is_distributed and (
+      getattr(strategy, "num_replicas_in_sync", None) == 1)
+
+
 def check(config: Any) -> None:
   """Fails early (before any checkpoint) on strategies this run cannot use.
 
   Raises:
-    ValueError: an unsupported strategy, or a strategy on the graph engine.
+    ValueError: an unsupported strategy, or one the graph engine cannot run.
   """
   chosen = fields_set(config)
+  if not chosen or config.engine != "graph":
+    return
   # In TF1 mode the graph engine runs train_distribute (graph_distributed.py
-  # says which).
-  if chosen and config.engine == "graph" and (
-      tf.executing_eagerly() or chosen != ["train_distribute"]):
+  # says which) and evaluates under a one-replica eval_distribute.
+  if tf.executing_eagerly() or chosen[-1].startswith("strategy") or (
+      "eval_distribute" in chosen and not one_local_replica(
+          config.eval_distribute, config)):
     raise ValueError(
         f"A strategy is set ({chosen[0]}) but the engine is 'graph', which "
-        "runs TF1 sessions without tf.distribute. Fix: use the function "
-        "engine (RunConfig(engine='function'), the default), or drop the "
-        "strategy.")
+        "runs TF1 sessions without tf.distribute (in TF1 mode: "
+        "train_distribute, and eval_distribute with one replica). Fix: use "
+        "the function engine (RunConfig(engine='function'), the default), or "
+        "drop the strategy.")
 
 
 def fields_set(config: Any) -> List[str]:
-  """The RunConfig fields (or cluster setting) that set a strategy.
+  """The RunConfig fields (or --strategy) that set a tf.distribute strategy.
+
+  A TF_CONFIG cluster with ps tasks alone is none: the function engine runs
+  it under a ParameterServerStrategy, the graph engine between graphs.
 
   Raises:
     ValueError: an unsupported strategy.
   """
   chosen = [field for field in ("train_distribute", "eval_distribute")
             if is_set(getattr(config, field), field)]
-  if training_mode(config) != "default" and config.train_distribute is None:
-    chosen.append("strategy (--strategy or TF_CONFIG with ps tasks)")
+  name = StrategyChoice.from_environment().name
+  if name not in (None, "default") and config.train_distribute is None:
+    chosen.append("strategy (--strategy)")
   return chosen

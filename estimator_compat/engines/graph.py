@@ -128,7 +128,8 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         "Fix: RunConfig(engine='function') (the default), or "
         "steps_per_loop=1.")
   if graph_distributed.wanted(setup.config) and (
-      graph_distributed.is_multi_worker(setup.config)):
+      graph_distributed.is_multi_worker(setup.config)) and (
+          setup.config.is_distributed):
     return graph_distributed.on_workers(
         setup, saving_listeners, lambda strategy: _train(
             setup, input_fn, hooks, steps, max_steps, (), strategy))
