@@ -7,6 +7,7 @@ from typing import Any, Optional
 import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
+from estimator_compat.distribute import strategies
 from estimator_compat.engines import engine_chosen, resolve_engine_name
 from estimator_compat.fn_args import fn_args
 from estimator_compat.tf_config import (ClusterInfo, TaskType,
@@ -115,6 +116,8 @@ def _validate(config: "RunConfig") -> None:
     value = getattr(config, "_" + name)
     if value is not None and not check(value):
       raise ValueError(f"{message} Fix: {fix} (got {value!r}).")
+  for name in ("train_distribute", "eval_distribute"):
+    strategies.check_runconfig_strategy(getattr(config, "_" + name))
   resolve_engine_name(config._engine)  # pylint: disable=protected-access
   steps_per_loop = config._steps_per_loop  # pylint: disable=protected-access
   if steps_per_loop is not None and (

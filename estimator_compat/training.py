@@ -10,6 +10,7 @@ from estimator_compat.checkpoint_reading import global_step_of
 from estimator_compat import checkpoint_files
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat.distribute import strategies
+from estimator_compat.engines import graph_between
 from estimator_compat import tf_logging as logging
 from estimator_compat.estimator import Estimator
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
@@ -287,6 +288,11 @@ def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
         "training, pass --strategy=multi_worker_mirrored or "
         "parameter_server (or RunConfig(train_distribute=...)), or unset "
         "TF_CONFIG to train in one process.")
+  if strategies.between_graph(config) and config.task_type in (
+      "chief", "master", "worker"):
+    # The Estimator's executor: this task's server first, then the delay.
+    graph_between.start_server(config)
+    graph_between.delay_worker(config)
   estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
                   max_steps=train_spec.max_steps,
                   saving_listeners=train_spec.saving_listeners)

@@ -429,3 +429,38 @@ def test_ps_closures_carry_many_steps_with_the_same_results(tmp_path, procs):
   assert auto[1] == single[1]
   assert auto[2] == single[2]
   assert any("step = 120" in line for line in single[2]), single[2]
+
+
+BETWEEN_GRAPH = os.path.join(ROOT, "tests", "between_graph_program.py")
+
+
+def test_between_graph_replication_on_the_graph_engine(tmp_path, procs):
+  # The Estimator's legacy PS cluster in TF1 mode: no strategy, ps tasks in
+  # TF_CONFIG; chief and worker train their own graphs with the variables on
+  # the ps (replica_device_setter), the chief saves. On TF 2.15 the same
+  # program and cluster gave the same devices and checkpoint layout (one
+  # data shard) and a final step of 40 or a little more (asynchronous).
+  spec = cluster.loopback_cluster(workers=1, ps=1)
+  model_dir = str(tmp_path / "model")
+  started = {job: procs.start([sys.executable, BETWEEN_GRAPH, model_dir, "40"],
+                              cwd=tmp_path,
+                              TF_CONFIG=cluster.tf_config(spec, job, 0))
+             for job in ("ps", "worker", "chief")}
+  outputs = {}
+  for job in ("chief", "worker", "ps"):
+    started[job].wait(timeout=TIMEOUT)
+    outputs[job] = _read(started[job])
+    assert started[job].returncode == 0, (job, outputs[job][-3000:])
+  result = _result(outputs["chief"])
+  assert 40 <= result["global_step"] <= 42
+  for job in ("chief", "worker"):  # Both trained, placing variables on ps.
+    lines = [l for l in outputs[job].splitlines() if l.startswith("DEVICES ")]
+    assert lines, (job, outputs[job][-3000:])
+    devices = json.loads(lines[-1][len("DEVICES "):])
+    assert devices == {name: "/job:ps/task:0" for name in (
+        "global_step", "dense/kernel", "dense/bias")}, (job, devices)
+  names, step = _checkpoint_names(model_dir)
+  assert step == result["global_step"]
+  assert {"global_step", "dense/kernel", "dense/bias"} <= names
+  assert tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-0.index"))
+  assert not tf.io.gfile.glob(os.path.join(model_dir, "*.data-*-of-00002"))

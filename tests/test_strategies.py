@@ -2,8 +2,11 @@
 
 import dataclasses
 import json
+import os
+import subprocess
 import sys
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -123,3 +126,110 @@ def test_the_flags_choice_is_a_frozen_value_passed_in_or_from_the_environment():
   assert strategies.StrategyChoice.from_environment(environ) == choice
   with pytest.raises(ValueError, match="Unknown strategy 'horovod'"):
     strategies.StrategyChoice("horovod")
+
+
+# TF1 strategy objects in RunConfig. The real Estimator (TF 2.15) trains and
+# evaluates under each of them, without TF_CONFIG, exactly as without a
+# strategy (global_step 6, the same kernel and metrics), eager execution on
+# or off; here they raised TypeError (a builder called without its argument).
+_TF1_STRATEGIES = {
+    "mirrored_v1": lambda: tf.compat.v1.distribute.MirroredStrategy(),
+    "parameter_server_v1": lambda: (
+        tf.compat.v1.distribute.experimental.ParameterServerStrategy()),
+    "multi_worker_mirrored_v1": lambda: (
+        tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy()),
+}
+
+
+def _tiny_model_fn(features, labels, mode):
+  logits = tf.compat.v1.layers.dense(
+      features["x"], 3, kernel_initializer=tf.compat.v1.ones_initializer())
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                           eval_metric_ops={"accuracy": accuracy})
+
+
+def _tiny_input_fn():
+  x = np.arange(48, dtype=np.float32).reshape(16, 3) / 10.
+  y = np.array([0, 1, 2, 0, 1, 2, 0, 1] * 2)
+  return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+
+
+def _train_and_evaluate(model_dir, strategy):
+  est = tfe.Estimator(_tiny_model_fn, str(model_dir), config=tfe.RunConfig(
+      train_distribute=strategy, eval_distribute=strategy,
+      save_checkpoints_steps=3, tf_random_seed=1))
+  est.train(_tiny_input_fn, steps=6)
+  result = est.evaluate(_tiny_input_fn, steps=2)
+  return (int(est.get_variable_value("global_step")),
+          est.get_variable_value("dense/kernel"), result)
+
+
+@pytest.mark.parametrize("kind", sorted(_TF1_STRATEGIES))
+def test_tf1_strategy_object_trains_and_evaluates_as_without_one(
+    tmp_path, kind):
+  step, kernel, result = _train_and_evaluate(tmp_path / kind,
+                                             _TF1_STRATEGIES[kind]())
+  plain_step, plain_kernel, plain = _train_and_evaluate(tmp_path / "plain",
+                                                        None)
+  assert step == plain_step == 6
+  np.testing.assert_allclose(kernel, plain_kernel, rtol=1e-6)
+  assert result["accuracy"] == plain["accuracy"]
+  np.testing.assert_allclose(result["loss"], plain["loss"], rtol=1e-6)
+  assert sorted(tf.io.gfile.glob(str(tmp_path / kind / "*.index"))) == [
+      str(tmp_path / kind / f"model.ckpt-{n}.index") for n in (0, 3, 6)]
+
+
+def _run_tf1_program(tmp_path, kinds, **env):
+  program = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "tf1_strategy_objects_program.py")
+  environ = dict(os.environ, PYTHONPATH=os.path.dirname(
+      os.path.dirname(os.path.abspath(__file__))), TF_CPP_MIN_LOG_LEVEL="3")
+  environ.pop("TF_CONFIG", None)
+  environ.pop("ESTIMATOR_COMPAT_ENGINE", None)
+  environ.update(env)
+  done = subprocess.run([sys.executable, program, str(tmp_path)] + kinds,
+                        env=environ, capture_output=True, text=True,
+                        timeout=600, check=False)
+  lines = [l for l in done.stdout.splitlines() if l.startswith("RESULT ")]
+  assert done.returncode == 0 and lines, done.stderr[-3000:]
+  return json.loads(lines[-1][len("RESULT "):])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["default", "graph"])
+def test_tf1_mode_strategy_objects_run_as_the_estimator(tmp_path, engine):
+  # Eager execution disabled (process-wide, so in a subprocess): the
+  # Estimator ran MultiWorkerMirroredStrategy without TF_CONFIG as one
+  # worker, and each TF1 strategy object on this machine alone.
+  kinds = ["none", "multi_worker_mirrored"] + sorted(_TF1_STRATEGIES)
+  env = {} if engine == "default" else {"ESTIMATOR_COMPAT_ENGINE": engine}
+  results = _run_tf1_program(tmp_path, kinds, **env)
+  plain = results.pop("none")
+  assert "error" not in plain, plain
+  assert plain["global_step"] == 6
+  for kind, result in results.items():
+    assert "error" not in result, (kind, result)
+    assert result["global_step"] == 6, kind
+    np.testing.assert_allclose(result["kernel"], plain["kernel"], rtol=1e-6,
+                               err_msg=kind)
+    assert result["evaluation"] == pytest.approx(plain["evaluation"],
+                                                 rel=1e-6), kind
+    assert result["checkpoints"] == plain["checkpoints"], kind
+
+
+def test_tf2_parameter_server_strategy_is_refused_as_the_estimator_did():
+  # Built without connecting to a cluster: RunConfig looks at its class only.
+  strategy = object.__new__(tf.distribute.experimental.ParameterServerStrategy)
+  assert tf.distribute.ParameterServerStrategy is type(strategy)
+  for field in ("train_distribute", "eval_distribute"):
+    with pytest.raises(ValueError, match=(
+        r"^Please use `tf\.compat\.v1\.distribute\.experimental\."
+        r"ParameterServerStrategy` for parameter server strategy with "
+        r"estimator\. Fix: .*TF_CONFIG cluster that has ps tasks")):
+      tfe.RunConfig(**{field: strategy})
+    with pytest.raises(ValueError, match="^Please use `tf.compat.v1"):
+      tfe.RunConfig().replace(**{field: strategy})

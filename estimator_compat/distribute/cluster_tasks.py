@@ -134,7 +134,13 @@ def _chief_gone() -> Optional[int]:
 
 
 def serves_only(config) -> bool:
-  """True for ps and worker tasks of parameter-server training."""
+  """True for ps and worker tasks of parameter-server training.
+
+  Workers of between-graph training (the graph engine's, see
+  strategies.between_graph) train instead.
+  """
+  if config.task_type == "worker" and strategies.between_graph(config):
+    return False
   return config.is_distributed and config.task_type in ("ps", "worker") and (
       strategies.training_mode(config) == "parameter_server")
 

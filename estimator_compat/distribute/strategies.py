@@ -204,6 +204,11 @@ def coordinator(strategy: tf.distribute.Strategy):
   return _built[key]
 
 
+def _cluster(config: Any) -> Dict[str, Any]:
+  spec = getattr(config, "cluster_spec", None)
+  return spec.as_dict() if spec else {}
+
+
 def _from_v1(strategy: Any, field: str, config: Any):
   # Exactly these classes: a subclass may change what the conversion drops.
   v1 = tf.compat.v1.distribute
@@ -215,14 +220,76 @@ def _from_v1(strategy: Any, field: str, config: Any):
     converted = tf.distribute.OneDeviceStrategy(
         strategy.extended.worker_devices[0])
   elif kind is v1.experimental.ParameterServerStrategy:
-    converted = _parameter_server(config)
+    if _cluster(config).get("ps"):
+      converted = _parameter_server(config, StrategyChoice.from_environment())
+    else:
+      # Without a cluster the Estimator ran it on this machine's devices
+      # (variables on the CPU, a replica per compute device): the same
+      # training as mirroring over those devices.
+      converted = tf.distribute.MirroredStrategy(
+          devices=list(strategy.extended.worker_devices))
   elif kind is v1.experimental.MultiWorkerMirroredStrategy:
-    converted = _build("multi_worker_mirrored", config)
+    converted = _build("multi_worker_mirrored", config,
+                       StrategyChoice.from_environment())
   else:
     return None
   logging.info("RunConfig.%s: running the TF1 %s as its TF2 counterpart %s.",
                field, name, type(converted).__name__)
   return converted
+
+
+_V1_CLASSES = (tf.compat.v1.distribute.MirroredStrategy,
+               tf.compat.v1.distribute.OneDeviceStrategy,
+               tf.compat.v1.distribute.experimental.ParameterServerStrategy,
+               tf.compat.v1.distribute.experimental.
+               MultiWorkerMirroredStrategy)
+_V2_CLASSES = (tf.distribute.MirroredStrategy, tf.distribute.OneDeviceStrategy,
+               tf.distribute.MultiWorkerMirroredStrategy)
+# The Estimator's refusal of a TF2 parameter-server strategy, then our fix.
+TF2_PARAMETER_SERVER_REFUSED = (
+    "Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy`"
+    " for parameter server strategy with estimator. Fix: pass "
+    "tf.compat.v1.distribute.experimental.ParameterServerStrategy(), or set "
+    "no strategy and run every task with a TF_CONFIG cluster that has ps "
+    "tasks (or --strategy=parameter_server; see the README's \"Strategies "
+    "and clusters\").")
+
+
+def check_runconfig_strategy(strategy: Any) -> None:
+  """RunConfig's check of train_distribute / eval_distribute, as the
+  Estimator's: a TF2 ParameterServerStrategy is refused.
+
+  Raises:
+    ValueError: a TF2 ParameterServerStrategy (the Estimator's message).
+  """
+  if type(strategy) is tf.distribute.experimental.ParameterServerStrategy:
+    raise ValueError(TF2_PARAMETER_SERVER_REFUSED)
+
+
+def is_set(strategy: Any, field: str) -> bool:
+  """Whether a RunConfig field sets a strategy, without building anything.
+
+  None and the default strategy set none.
+
+  Raises:
+    ValueError: a strategy this library cannot run, with the fix.
+  """
+  if strategy is None:
+    return False
+  if type(strategy) in _V1_CLASSES:
+    return True
+  if isinstance(strategy, tf.distribute.Strategy):
+    if type(strategy).__name__ == "_DefaultDistributionStrategy":
+      return False
+    if isinstance(strategy, _V2_CLASSES):
+      return True
+  check_runconfig_strategy(strategy)
+  raise ValueError(
+      f"RunConfig.{field}={type(strategy).__name__} is not supported. "
+      "Fix: pass a MirroredStrategy, MultiWorkerMirroredStrategy or "
+      "OneDeviceStrategy (TF2 or tf.compat.v1 forms), "
+      "tf.compat.v1.distribute.experimental.ParameterServerStrategy, or None "
+      "to train on one device.")
 
 
 def to_v2(strategy: Any, field: str,
@@ -232,25 +299,10 @@ def to_v2(strategy: Any, field: str,
   Raises:
     ValueError: a strategy this engine cannot run, with the fix.
   """
-  if strategy is None:
+  if not is_set(strategy, field):
     return None
   converted = _from_v1(strategy, field, config)
-  if converted is not None:
-    return converted
-  if isinstance(strategy, tf.distribute.Strategy):
-    if type(strategy).__name__ == "_DefaultDistributionStrategy":
-      return None
-    if isinstance(strategy, (tf.distribute.MirroredStrategy,
-                             tf.distribute.OneDeviceStrategy,
-                             tf.distribute.MultiWorkerMirroredStrategy,
-                             tf.distribute.experimental.
-                             ParameterServerStrategy)):
-      return strategy
-  raise ValueError(
-      f"RunConfig.{field}={type(strategy).__name__} is not supported. "
-      "Fix: pass a MirroredStrategy, MultiWorkerMirroredStrategy, "
-      "ParameterServerStrategy or OneDeviceStrategy (TF2 or tf.compat.v1 "
-      "forms), or None to train on one device.")
+  return strategy if converted is None else converted
 
 
 def for_training(config: Any, choice: Optional[StrategyChoice] = None
@@ -310,36 +362,67 @@ def _own_collective_keys(strategy: Optional[tf.distribute.Strategy]) -> None:
       counters[device] += offset
 
 
+def between_graph(config: Any,
+                  choice: Optional[StrategyChoice] = None) -> bool:
+  """Whether train() is the Estimator's between-graph replication.
+
+  A TF_CONFIG cluster with ps tasks and no strategy (neither RunConfig's nor
+  --strategy), trained on the graph engine (chosen, or eager execution
+  disabled): every chief and worker builds its own graph with its variables
+  on the ps tasks (replica_device_setter). The function engine runs such a
+  cluster as parameter-server training instead (a ClusterCoordinator).
+  """
+  if config.train_distribute is not None or not _cluster(config).get("ps"):
+    return False
+  if (choice or StrategyChoice.from_environment()).name is not None:
+    return False
+  return (config.engine_chosen and config.engine == "graph") or (
+      not tf.executing_eagerly())
+
+
+def one_local_replica(strategy: Any, config: Any) -> bool:
+  """Whether a (built) strategy runs a single replica, in this process only.
+
+  The Estimator's results under such a strategy are those without it.
+  """
+  return not config.is_distributed and (
+      getattr(strategy, "num_replicas_in_sync", None) == 1)
+
+
 def check(config: Any) -> None:
   """Fails early (before any checkpoint) on strategies this run cannot use.
 
   Raises:
-    ValueError: an unsupported strategy, or a strategy on the graph engine.
+    ValueError: an unsupported strategy, or one the graph engine cannot run.
   """
   chosen = fields_set(config)
+  if not chosen or config.engine != "graph":
+    return
   # In TF1 mode the graph engine runs train_distribute (graph_distributed.py
-  # says which).
-  if chosen and config.engine == "graph" and (
-      tf.executing_eagerly() or chosen != ["train_distribute"]):
+  # says which) and evaluates under a one-replica eval_distribute.
+  if tf.executing_eagerly() or chosen[-1].startswith("strategy") or (
+      "eval_distribute" in chosen and not one_local_replica(
+          config.eval_distribute, config)):
     raise ValueError(
         f"A strategy is set ({chosen[0]}) but the engine is 'graph', which "
-        "runs TF1 sessions without tf.distribute. Fix: use the function "
-        "engine (RunConfig(engine='function'), the default), or drop the "
-        "strategy.")
+        "runs TF1 sessions without tf.distribute (in TF1 mode: "
+        "train_distribute, and eval_distribute with one replica). Fix: use "
+        "the function engine (RunConfig(engine='function'), the default), or "
+        "drop the strategy.")
 
 
 def fields_set(config: Any) -> List[str]:
-  """The RunConfig fields (or cluster setting) that set a strategy.
+  """The RunConfig fields (or --strategy) that set a tf.distribute strategy.
+
+  A TF_CONFIG cluster with ps tasks alone is none: the function engine runs
+  it under a ParameterServerStrategy, the graph engine between graphs.
 
   Raises:
     ValueError: an unsupported strategy.
   """
-  chosen = []
-  if config.train_distribute is not None:
-    if for_training(config) is not None:
-      chosen.append("train_distribute")
-  if for_evaluation(config) is not None:
-    chosen.append("eval_distribute")
-  if training_mode(config) != "default" and config.train_distribute is None:
-    chosen.append("strategy (--strategy or TF_CONFIG with ps tasks)")
+  chosen = [field for field in ("train_distribute", "eval_distribute")
+            if is_set(getattr(config, field), field)]
+  name = StrategyChoice.from_environment().name
+  if name not in (None, "default") and config.train_distribute is None:
+    chosen.append("strategy (--strategy)")
   return chosen

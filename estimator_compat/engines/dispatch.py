@@ -18,7 +18,6 @@ from typing import Any, Dict, Iterator, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.base import Engine
@@ -97,9 +96,8 @@ def _graph_cannot_run(config, call: str) -> Optional[str]:
   """
   if call == "train":
     return graph_distributed.unsupported(config)
-  if call == "evaluate" and "eval_distribute" in strategies.fields_set(
-      config):
-    return "the graph engine does not run eval_distribute"
+  if call == "evaluate":
+    return graph_distributed.evaluation_unsupported(config)
   return None
 
 

@@ -24,6 +24,8 @@ from estimator_compat import loss_summary
 from estimator_compat import predict_input_check
 from estimator_compat import scaffold_savers
 from estimator_compat import tf_logging as logging
+from estimator_compat.distribute import strategies
+from estimator_compat.engines import graph_between
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
@@ -41,9 +43,11 @@ _v1 = tf.compat.v1
 class _ModeGraph:
   """A fresh graph with the seed, global_step, input and model_fn of a mode."""
 
-  def __init__(self, setup: ModelSetup, input_fn, mode: str):
+  def __init__(self, setup: ModelSetup, input_fn, mode: str,
+               device_fn: Any = None):
     self.graph = tf.Graph()
-    with self.graph.as_default():
+    # device_fn: the whole graph's (between-graph training), as the Estimator.
+    with self.graph.as_default(), self.graph.device(device_fn):
       _v1.set_random_seed(setup.config.tf_random_seed)
       self.global_step = _v1.train.get_or_create_global_step()
       if mode == ModeKeys.TRAIN:  # As the Estimator: hooks read this tensor.
@@ -52,7 +56,7 @@ class _ModeGraph:
       if mode == ModeKeys.PREDICT:
         labels = None
         predict_input_check.warn_if_endless(features, self.graph)
-      with tf.device(setup.config.device_fn):
+      with _v1.device(device_fn or setup.config.device_fn):
         self.spec = call_model_fn(setup, features, labels, mode)
 
   def scope(self):
@@ -128,7 +132,8 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         "Fix: RunConfig(engine='function') (the default), or "
         "steps_per_loop=1.")
   if graph_distributed.wanted(setup.config) and (
-      graph_distributed.is_multi_worker(setup.config)):
+      graph_distributed.is_multi_worker(setup.config)) and (
+          setup.config.is_distributed):
     return graph_distributed.on_workers(
         setup, saving_listeners, lambda strategy: _train(
             setup, input_fn, hooks, steps, max_steps, (), strategy))
@@ -143,6 +148,9 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
   if strategy is not None or graph_distributed.wanted(setup.config):
     # TF1 mode with a strategy.
     built = graph_distributed.DistributedModeGraph(setup, input_fn, strategy)
+  elif strategies.between_graph(setup.config):
+    built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN,
+                       graph_between.device_fn(setup.config))
   else:
     built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN)
   spec, config = built.spec, setup.config

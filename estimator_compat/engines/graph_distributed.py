@@ -9,9 +9,10 @@ called once per replica, the replicas' losses reduced as the Estimator
 reported them, and the replicas' train ops grouped. Hooks and the Scaffold
 come from the first replica, as in the Estimator.
 
-Runs: MirroredStrategy and OneDeviceStrategy (TF1 or TF2 objects), one
-process. Not yet: MultiWorkerMirroredStrategy and parameter servers in TF1
-mode, and eval_distribute (a clear error says so).
+Runs: MirroredStrategy and OneDeviceStrategy (TF1 or TF2 objects), and
+without a cluster the TF1 ParameterServerStrategy and MultiWorkerMirrored-
+Strategy, in one process; MultiWorkerMirroredStrategy on a TF_CONFIG cluster
+(on_workers). eval_distribute only with one replica (evaluated without it).
 """
 
 from typing import Any, Dict, Optional
@@ -35,16 +36,26 @@ _RUNS = (tf.distribute.MirroredStrategy, _v1.distribute.MirroredStrategy,
          tf.distribute.OneDeviceStrategy, _v1.distribute.OneDeviceStrategy)
 _MULTI_WORKER = (tf.distribute.MultiWorkerMirroredStrategy,
                  _v1.distribute.experimental.MultiWorkerMirroredStrategy)
+_V1_PARAMETER_SERVER = _v1.distribute.experimental.ParameterServerStrategy
 
 
 def unsupported(config: Any) -> Optional[str]:
-  """Why the graph engine cannot run this config's strategy; None if it can.
+  """Why the graph engine cannot train under this config; None if it can.
 
   Strategies run on the graph engine only with eager execution disabled (TF1
-  mode), and only single-process ones as train_distribute.
+  mode): MirroredStrategy and OneDeviceStrategy, and without a cluster also
+  the TF1 ParameterServerStrategy and MultiWorkerMirroredStrategy (as the
+  Estimator ran them on one machine); MultiWorkerMirroredStrategy on a
+  TF_CONFIG cluster. A TF_CONFIG cluster with ps tasks and no strategy
+  trains between graphs (graph_between.py).
   """
-  fields = strategies.fields_set(config)
+  fields = [f for f in strategies.fields_set(config) if f != "eval_distribute"]
   if not fields:
+    if config.train_distribute is None and config.is_distributed and (
+        config.cluster_spec.as_dict().get("ps")) and (
+            not strategies.between_graph(config)):
+      return ("the graph engine trains a TF_CONFIG cluster with ps tasks "
+              "only when chosen (RunConfig(engine='graph')) or in TF1 mode")
     return None
   if tf.executing_eagerly():
     return (f"the graph engine runs a strategy ({fields[0]}) only in TF1 mode "
@@ -54,14 +65,30 @@ def unsupported(config: Any) -> Optional[str]:
             "train_distribute=MirroredStrategy or OneDeviceStrategy)")
   name = type(config.train_distribute).__name__
   if is_multi_worker(config):
-    if not config.is_distributed:
-      return (f"train_distribute={name} needs a TF_CONFIG cluster on the "
-              "graph engine")
+    return None
+  if type(config.train_distribute) is _V1_PARAMETER_SERVER:
+    if config.is_distributed:
+      return (f"the graph engine does not run train_distribute={name} on a "
+              "cluster (it trains a cluster with ps tasks and no strategy "
+              "between graphs, as the Estimator did)")
     return None
   if type(config.train_distribute) not in _RUNS:
     return (f"the graph engine does not run train_distribute={name} (it runs "
             "MirroredStrategy and OneDeviceStrategy)")
   return None
+
+
+def evaluation_unsupported(config: Any) -> Optional[str]:
+  """Why the graph engine cannot evaluate under eval_distribute; None if it
+  can: without one (or under one replica in this process, which the
+  Estimator's results do not tell from none)."""
+  strategy = config.eval_distribute
+  if not strategies.is_set(strategy, "eval_distribute"):
+    return None
+  if strategies.one_local_replica(strategy, config):
+    return None
+  return ("the graph engine does not run eval_distribute with more than one "
+          "replica")
 
 
 def wanted(config: Any) -> bool:
