@@ -29,10 +29,14 @@ def _saved_name_and_shape(variable: tf.Variable):
   return variable.name.split(":")[0], variable.shape.as_list()
 
 
-def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable]) -> None:
+def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
+               check_shapes: bool = True) -> None:
   """Fails, naming the variable, if a checkpoint cannot restore the model.
 
   Runs before a session exists, so nothing on disk is touched on failure.
+  With `check_shapes=False` only missing variables fail (export: the
+  Estimator's Saver restored resource variables of another shape as they
+  were stored).
 
   Raises:
     ValueError: a variable is missing from the checkpoint or has another shape.
@@ -44,7 +48,7 @@ def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable]) -> None:
     if name not in stored:
       missing.append(name)
       continue
-    if list(stored[name]) != shape:
+    if check_shapes and list(stored[name]) != shape:
       raise ValueError(
           f"Checkpoint {checkpoint_path} holds variable {name!r} with shape "
           f"{list(stored[name])}, but the model builds it with shape {shape}. "

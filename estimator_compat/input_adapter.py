@@ -37,6 +37,11 @@ def _as_tensor_tree(value: Any, where: str) -> Any:
   if isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor,
                         tf.Variable)) or tf.is_tensor(value):
     return value
+  if isinstance(value, (tuple, list)) and _holds_tensors(value):
+    # (label_a, label_b), [features_a, features_b], nested tuples: the
+    # Estimator handed model_fn any structure, of the same type.
+    return type(value)(_as_tensor_tree(leaf, f"{where}[{i}]")
+                       for i, leaf in enumerate(value))
   if isinstance(value, (np.ndarray, np.generic, int, float, bool)):
     return tf.convert_to_tensor(value)
   raise TypeError(
@@ -58,10 +63,19 @@ def _is_python_tuple(value: Any) -> bool:
       isinstance(leaf, _PYTHON_VALUES) for leaf in tf.nest.flatten(value))
 
 
+def _holds_tensors(value: Any) -> bool:
+  """Whether a tuple or list has a tensor among its leaves."""
+  return any(tf.is_tensor(leaf) for leaf in tf.nest.flatten(value))
+
+
 def _value_as_tensor(value: Any, where: str) -> Any:
   if isinstance(value, dict):
     return {key: _value_as_tensor(leaf, f"{where}[{key!r}]")
             for key, leaf in value.items()}
+  if isinstance(value, (tuple, list)) and _holds_tensors(value):
+    # A structure of tensors (not one value to stack): kept as it is.
+    return type(value)(_value_as_tensor(leaf, f"{where}[{i}]")
+                       for i, leaf in enumerate(value))
   if not isinstance(value, _PYTHON_VALUES) and not _is_python_tuple(value):
     return value
   try:

@@ -94,9 +94,15 @@ def _restore_or_warm_start(setup: ModelSetup, checkpoint: Optional[str],
 
 
 def _saver_hook(setup: ModelSetup, spec: EstimatorSpec, chief_hooks: List,
-                saving_listeners: Sequence[Any]) -> None:
-  """Adds the legacy CheckpointSaverHook (with listeners) to chief hooks."""
-  existing = [h for h in chief_hooks if isinstance(h, CheckpointSaverHook)]
+                saving_listeners: Sequence[Any],
+                worker_hooks: Sequence[Any] = ()) -> None:
+  """Adds the legacy CheckpointSaverHook (with listeners) to chief hooks.
+
+  As in the Estimator, a CheckpointSaverHook among the hooks (train()'s,
+  the spec's training or chief hooks) replaces the default one.
+  """
+  existing = [h for h in list(worker_hooks) + chief_hooks
+              if isinstance(h, CheckpointSaverHook)]
   listeners = list(saving_listeners or ())
   if existing:
     for listener in listeners:
@@ -173,7 +179,7 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     chief_hooks = list(spec.training_chief_hooks)
     save_secs, save_steps = 0, None
     if strategy is None:
-      _saver_hook(setup, spec, chief_hooks, saving_listeners)
+      _saver_hook(setup, spec, chief_hooks, saving_listeners, worker_hooks)
     else:  # As the Estimator: every worker saves (others to tmp_worker_N/).
       save_secs = config.save_checkpoints_secs
       save_steps = config.save_checkpoints_steps

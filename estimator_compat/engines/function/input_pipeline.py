@@ -55,6 +55,18 @@ def _not_distributable(where: str) -> ValueError:
       "instead of `return make_one_shot_iterator(dataset).get_next()`.")
 
 
+def _has_list_of_tensors(value) -> bool:
+  """Whether a list holding tensors is part of an input_fn result."""
+  if isinstance(value, dict):
+    return any(_has_list_of_tensors(v) for v in value.values())
+  if isinstance(value, list) and any(
+      tf.is_tensor(leaf) for leaf in tf.nest.flatten(value)):
+    return True
+  if isinstance(value, tuple):
+    return any(_has_list_of_tensors(v) for v in value)
+  return False
+
+
 def make_dataset(setup: ModelSetup, input_fn, mode: str,
                  input_context=None, distributed: bool = False
                 ) -> tf.data.Dataset:
@@ -97,6 +109,13 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   if isinstance(result, tf.data.Dataset):
     return result
   result = graph_input.normalize(result, where, _ALLOWED)
+  if _has_list_of_tensors(result):
+    # tf.data stacks a list into one tensor; model_fn got the list itself.
+    raise NeedsGraphEngine(
+        f"{where} returns a Python list of tensors (e.g. labels [label_a, "
+        "label_b]), which the function engine's tf.data.Dataset cannot "
+        "carry as a list (a tuple it can). "
+        f"{GRAPH_ENGINE_FIX}")
   if not tf.nest.flatten(result):
     # ({}, None): steps without input, which a TF1 Session runs as they are.
     raise NeedsGraphEngine(

@@ -16,6 +16,7 @@ from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
+from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function import variable_saver
 from estimator_compat.engines.function.input_pipeline import (
     make_dataset, make_input)
@@ -219,7 +220,8 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
       setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
   writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
-  hook_runner.after_create_session(_session(model))
+  with tf1_code.hook_session_errors():
+    hook_runner.after_create_session(_session(model))
   cadence = None
   if config.steps_per_loop is None and not strategies.is_multi_worker(
       strategy):
@@ -256,7 +258,8 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   progress.start()  # Before the restore, as the Estimator logged them.
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hooked.runner
-  runner.after_create_session(_session(model))
+  with tf1_code.hook_session_errors():
+    runner.after_create_session(_session(model))
   _evaluation_steps(model, runner, steps, setup.config.steps_per_loop,
                     progress)
   final = model.run_without_input(model.metric_values)
@@ -292,7 +295,8 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   runner = hooked.runner
-  runner.after_create_session(_session(model))
+  with tf1_code.hook_session_errors():
+    runner.after_create_session(_session(model))
   for values in _prediction_steps(model, runner, setup.config.steps_per_loop):
     if "prediction" in values:
       batch = values["prediction"]

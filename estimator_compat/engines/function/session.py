@@ -167,7 +167,7 @@ class HookRunner:
       for hook in self.hooks:
         if isinstance(hook, (_train.CheckpointSaverHook, _train.FeedFnHook,
                              _train.ProfilerHook)):
-          raise UnsupportedOnFunctionEngine(
+          raise NeedsGraphEngine(
               f"{type(hook).__name__} needs a TF1 Session (the function "
               "engine saves checkpoints itself; pass saving_listeners to "
               "train() instead of a CheckpointSaverHook). "

@@ -12,8 +12,8 @@ did under the Estimator.
 import contextlib
 from typing import Iterator
 
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.engines.function.session import (
+    GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
 from estimator_compat.mode_keys import ModeKeys
 
 _CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",
@@ -42,3 +42,31 @@ def graph_only_errors(mode: str) -> Iterator[None]:
         "feed_dict such as Scaffold(init_feed_dict={placeholder: value})), "
         f"which needs a TF1 Session graph, in {_CALLS.get(mode, mode)}(). "
         f"{GRAPH_ENGINE_FIX}") from error
+
+
+@contextlib.contextmanager
+def hook_session_errors() -> Iterator[None]:
+  """NeedsGraphEngine for hooks whose after_create_session needs TF1.
+
+  Hooks' after_create_session runs once the variables exist and before any
+  step runs or file is written, so such a call can still move to the graph
+  engine: a session.run the eager session refuses (a feed_dict, options, a
+  tensor it cannot evaluate) or a Tensor used as a dict key (a feed_dict
+  built in Python).
+
+  Raises:
+    NeedsGraphEngine: a hook's after_create_session needs a TF1 Session.
+  """
+  try:
+    yield
+  except NeedsGraphEngine:
+    raise
+  except UnsupportedOnFunctionEngine as error:
+    raise NeedsGraphEngine(str(error)) from error
+  except TypeError as error:
+    if _UNHASHABLE not in str(error):
+      raise
+    raise NeedsGraphEngine(
+        "A hook's after_create_session uses a Tensor as a dict key or set "
+        "member (e.g. session.run(..., feed_dict={placeholder: value})), "
+        f"which needs a TF1 Session graph. {GRAPH_ENGINE_FIX}") from error

@@ -101,32 +101,51 @@ def restore_or_warm_start(setup: ModelSetup, variables: Dict[str, tf.Variable],
   sync_copies(variables)
 
 
+class _OnlyVocabVariables(list):
+  """The selected variables, for `vars_to_warm_start=None`.
+
+  `tf.compat.v1.train.warm_start` takes the variables themselves as a list;
+  a list that is false keeps its meaning of None: of the TRAINABLE_VARIABLES,
+  warm-start only those named in var_name_to_vocab_info.
+  """
+
+  def __bool__(self):
+    return False
+
+
+def _selected(selectors: Any, variables: Dict[str, tf.Variable]) -> Any:
+  """What the TF1 collections gave warm_start for `vars_to_warm_start`.
+
+  A regex (or None) is matched against the names (`x:0`) of the trainable
+  variables, a list of regexes against those of all the checkpointed
+  (global) ones, as `tf.compat.v1.get_collection(key, scope)` did.
+  """
+  copies = [getattr(v, "_v", v)  # PS AggregatingVariable
+            for v in _first_copies(variables).values()]
+  if isinstance(selectors, str) or selectors is None:
+    logging.info("Warm-starting variables only in TRAINABLE_VARIABLES.")
+    chosen = [v for v in copies if v.trainable and (
+        selectors is None or re.match(selectors, v.name))]
+    return _OnlyVocabVariables(chosen) if selectors is None else chosen
+  if isinstance(selectors, list) and all(
+      isinstance(s, str) for s in selectors):
+    return [v for pattern in selectors for v in copies
+            if re.match(pattern, v.name)]
+  return selectors  # warm_start's own error names what it accepts.
+
+
 def warm_start(settings: Any, variables: Dict[str, tf.Variable]) -> None:
-  """Copies the selected variables from another checkpoint, by name."""
-  if settings.var_name_to_vocab_info:
-    raise ValueError(
-        "WarmStartSettings.var_name_to_vocab_info is not supported on the "
-        "function engine. Fix: RunConfig(engine='graph') or "
-        "ESTIMATOR_COMPAT_ENGINE=graph.")
-  path = settings.ckpt_to_initialize_from
-  if tf.io.gfile.isdir(path):
-    path = tf.train.latest_checkpoint(path)
-  reader = tf.train.load_checkpoint(path)
-  selectors = settings.vars_to_warm_start
-  if isinstance(selectors, str):
-    chosen = [n for n, v in variables.items()
-              if v.trainable and re.match(selectors, n)]
-  elif selectors is None:
-    chosen = []
-  else:
-    chosen = [n for n in variables for pattern in selectors
-              if isinstance(pattern, str) and re.match(pattern, n)]
-  for name in chosen:
-    previous = settings.var_name_to_prev_var_name.get(name, name)
-    if reader.has_tensor(previous):
-      variables[name].assign(reader.get_tensor(previous))
-    else:
-      logging.warning("Warm-start: %s not found in %s.", previous, path)
+  """`tf.compat.v1.train.warm_start` on eagerly held variables.
+
+  TensorFlow's own warm start (vocabulary remapping, renames, partitions,
+  its errors) runs eagerly on the variables the TF1 collections would have
+  held.
+  """
+  tf.compat.v1.train.warm_start(
+      settings.ckpt_to_initialize_from,
+      vars_to_warm_start=_selected(settings.vars_to_warm_start, variables),
+      var_name_to_vocab_info=settings.var_name_to_vocab_info,
+      var_name_to_prev_var_name=settings.var_name_to_prev_var_name)
 
 
 class CheckpointWriter:

@@ -20,6 +20,9 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.ops import variable_scope
 
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
+
 _GraphKeys = tf.compat.v1.GraphKeys
 _EAGER_KWARGS = ("initial_value", "trainable", "validate_shape",
                  "caching_device", "name", "dtype", "constraint",
@@ -138,12 +141,13 @@ class VariableCapture:
     initial_value = kwargs.get("initial_value")
     if tf.is_tensor(initial_value) and not callable(initial_value) and (
         not tf.executing_eagerly()) and hasattr(initial_value, "graph"):
-      raise ValueError(
+      # Found on the first trace, while the call is set up.
+      raise NeedsGraphEngine(
           f"Variable {kwargs.get('name')!r} is initialized from a tensor "
-          "computed inside model_fn, which cannot be lifted out of the step "
-          "function. Fix: pass an initializer (tf.compat.v1.get_variable("
-          "name, shape, initializer=...)) or use the graph engine "
-          "(RunConfig(engine='graph')).")
+          "computed inside model_fn, which the function engine cannot lift "
+          "out of its step function (to run it there instead, pass an "
+          "initializer: tf.compat.v1.get_variable(name, shape, "
+          f"initializer=...)). {GRAPH_ENGINE_FIX}")
     if tf.distribute.in_cross_replica_context() is False and (
         tf.distribute.has_strategy()):
       # Replica 0 inside strategy.run: the creators below ours (the

@@ -1,0 +1,109 @@
+"""Function-engine limitations found while a call is set up reroute it.
+
+Each program here ran on the Estimator; the function engine cannot run it
+as it is. On the default engine the call runs on the graph engine (one log
+line) with the Estimator's result; a chosen engine='function' raises
+NeedsGraphEngine, whose message names the fix.
+"""
+
+import logging
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat.engines.function.session import NeedsGraphEngine
+from tests import scaffold_models as sm
+
+
+@pytest.fixture(params=["default", "graph", "function"])
+def engine_name(request, monkeypatch):
+  if request.param == "default":
+    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  else:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
+  return request.param
+
+
+def _model_fn(initial_value=None):
+
+  def model_fn(features, labels, mode):
+    if initial_value is None:
+      w = tf.compat.v1.get_variable(
+          "w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+    else:  # A tensor computed inside model_fn, as TF1 graphs allowed.
+      w = tf.compat.v1.get_variable("w", initializer=initial_value())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  return model_fn
+
+
+def _input_fn():
+  return tf.data.Dataset.from_tensors(
+      ({"x": np.ones((4, 2), np.float32)}, np.ones((4, 1), np.float32))
+  ).repeat()
+
+
+def _train(engine_name, caplog, model_dir, model_fn, hooks=()):
+  """Trains 2 steps; None, or the function engine's NeedsGraphEngine."""
+  est = tfe.Estimator(model_fn, model_dir=str(model_dir))
+  if engine_name == "function":
+    with pytest.raises(NeedsGraphEngine, match="ESTIMATOR_COMPAT_ENGINE"):
+      est.train(_input_fn, steps=2, hooks=list(hooks))
+    return None
+  with caplog.at_level(logging.INFO):
+    est.train(_input_fn, steps=2, hooks=list(hooks))
+  assert len(sm.routed_to_graph(caplog)) == (engine_name == "default")
+  return est
+
+
+def test_variable_initialized_from_a_model_fn_tensor(engine_name, caplog,
+                                                     tmp_path):
+  est = _train(engine_name, caplog, tmp_path,
+               _model_fn(lambda: tf.ones([2, 1]) * 2.0))
+  if est is not None:
+    # Two SGD steps from 2.0 on mean((2w - 1)^2), gradient 2 (2w - 1).
+    w = 2.0
+    for _ in range(2):
+      w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+    np.testing.assert_allclose(est.get_variable_value("w").ravel(), [w, w],
+                               rtol=1e-6)
+
+
+def test_checkpoint_saver_hook_replaces_the_default_saver(engine_name,
+                                                          caplog, tmp_path):
+  # As in the Estimator, the hook's directory gets the checkpoints and
+  # model_dir none.
+  hook_dir = tmp_path / "hook"
+  hook = tf.compat.v1.train.CheckpointSaverHook(str(hook_dir), save_steps=1)
+  est = _train(engine_name, caplog, tmp_path / "model", _model_fn(),
+               hooks=[hook])
+  if est is not None:
+    assert tf.train.latest_checkpoint(str(hook_dir)).endswith("model.ckpt-2")
+    assert not os.path.exists(tmp_path / "model" / "checkpoint")
+
+
+class _FeedingHook(tf.compat.v1.train.SessionRunHook):
+  """Runs a placeholder with a feed_dict once the session exists."""
+
+  def begin(self):
+    self._placeholder = tf.compat.v1.placeholder(tf.float32, [])
+    self._doubled = self._placeholder * 2.0
+    self.values = []
+
+  def after_create_session(self, session, coord):
+    self.values.append(session.run(self._doubled,
+                                   feed_dict={self._placeholder: 3.0}))
+
+
+def test_after_create_session_with_a_feed_dict(engine_name, caplog, tmp_path):
+  hook = _FeedingHook()
+  est = _train(engine_name, caplog, tmp_path, _model_fn(), hooks=[hook])
+  if est is not None:
+    assert hook.values[-1] == 6.0
+    assert est.get_variable_value("global_step") == 2

@@ -1,0 +1,76 @@
+"""Features and labels of any structure reach model_fn as the Estimator gave them.
+
+Tuple or list labels (multi-output models), nested tuples and lists of
+differently shaped tensors as features: the Estimator handed model_fn the
+input_fn's structure unchanged (checked on TF 2.15). The function engine's
+Dataset carries tuples and dicts; a Python list of tensors moves the call to
+the graph engine.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat.engines.function.session import NeedsGraphEngine
+
+
+@pytest.fixture(params=["default", "graph", "function"])
+def engine_name(request, monkeypatch):
+  if request.param == "default":
+    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  else:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
+  return request.param
+
+
+_A = np.full((4, 2), 2.0, np.float32)
+_B = np.full((4, 3), 3.0, np.float32)
+
+_CASES = {
+    "tuple_labels": lambda: ({"x": tf.constant(_A)},
+                             (tf.constant(_A), tf.constant(_B))),
+    "list_labels": lambda: ({"x": tf.constant(_A)},
+                            [tf.constant(_A), tf.constant(_B)]),
+    "nested_tuple_features": lambda: ((tf.constant(_A), (tf.constant(_B),)),
+                                      tf.constant(_A)),
+    "list_features": lambda: ([tf.constant(_A), tf.constant(_B)],
+                              tf.constant(_B)),
+}
+
+
+def _structure(value):
+  """Types and shapes of a nest, with its tuples and lists told apart."""
+  if isinstance(value, dict):
+    return {k: _structure(v) for k, v in value.items()}
+  if isinstance(value, (tuple, list)):
+    return type(value)(_structure(v) for v in value)
+  return tuple(value.shape)
+
+
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_structures_reach_model_fn_unchanged(engine_name, case, tmp_path):
+  seen = []
+
+  def model_fn(features, labels, mode):
+    seen.append((_structure(features), _structure(labels)))
+    w = tf.compat.v1.get_variable("w", [], initializer=tf.ones_initializer())
+    loss = w * tf.add_n([tf.reduce_sum(t) for t in tf.nest.flatten(
+        (features, labels))])
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.0).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  input_fn = _CASES[case]
+  if engine_name == "function" and case.startswith("list"):
+    with pytest.raises(NeedsGraphEngine, match="list of tensors"):
+      est.train(input_fn, steps=1)
+    return
+  est.train(input_fn, steps=1)
+  loss = est.evaluate(input_fn, steps=1)["loss"]
+  features, labels = input_fn()
+  assert seen[-1] == (_structure(features), _structure(labels))
+  expected = sum(float(np.sum(t)) for t in tf.nest.flatten((features,
+                                                            labels)))
+  assert loss == pytest.approx(expected)
