@@ -8,6 +8,8 @@ evaluate (a one-shot iterator, random ops) are streamed from it step by step
 until the end of the input, and tensors that need the user's own Session work
 (placeholders, initializable iterators) route the call to the graph engine.
 Such an input_fn is called twice per call: eagerly, then in a private graph.
+The result's Python and numpy values and lists stay out of the Dataset and
+reach model_fn as they are (`model_input`, python_parts.py).
 """
 
 import contextlib
@@ -114,7 +116,13 @@ def model_input(setup: ModelSetup, input_fn, mode: str
 def _make(setup: ModelSetup, input_fn, mode: str, input_context,
           distributed: bool, hold: bool
          ) -> Tuple[tf.data.Dataset, Optional[PythonParts]]:
-  """make_dataset, or with `hold` model_input."""
+  """make_dataset, or with `hold` model_input.
+
+  With `hold`, the PythonParts are found in the eager result (or, where
+  input_fn runs only in a graph, in the graph's); the input_fn built in a
+  graph (for classify and stream) then gives the same flat element of
+  tensors.
+  """
   where = getattr(input_fn, "__name__", "input_fn")
 
   def call():

@@ -25,9 +25,9 @@ from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
 from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import tf1_code
-from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
+from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function.variables import VariableCapture
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
