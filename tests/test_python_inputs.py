@@ -154,3 +154,39 @@ def test_python_values_reach_model_fn_as_they_are(tmp_path, any_engine):
                   ("infer", features, "NoneType")]
   assert loss == pytest.approx(7.0)
   assert prediction["p"] == pytest.approx(6.0)
+
+
+def _iterator_input_fn():
+  """Tensors of a one-shot iterator next to Python values."""
+  data = tf.data.Dataset.from_tensor_slices(
+      np.arange(6, dtype=np.float32).reshape(6, 1)).batch(2)
+  x = tf.compat.v1.data.make_one_shot_iterator(data).get_next()
+  return {"x": x, "scale": [2.0]}, [[1.0], [3.0]]
+
+
+def _scaled_model_fn(features, labels, mode):
+  w = tf.compat.v1.get_variable(
+      "w", [], initializer=tf.compat.v1.constant_initializer(0.2))
+  # tf.constant takes Python values only, as model_fn got them.
+  pred = w * features["x"] * tf.constant(features["scale"])
+  if mode == tfe.ModeKeys.PREDICT:
+    return tfe.EstimatorSpec(mode, predictions={"p": pred})
+  loss = tf.reduce_mean(tf.square(tf.constant(labels) - pred))
+  opt = tf.compat.v1.train.GradientDescentOptimizer(0.01)
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=opt.minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step()))
+
+
+def test_python_values_next_to_iterator_tensors(tmp_path, any_engine):
+  del any_engine
+  est = tfe.Estimator(_scaled_model_fn, model_dir=str(tmp_path))
+  est.train(_iterator_input_fn)
+  metrics = est.evaluate(_iterator_input_fn)
+  predictions = [float(p["p"][0])
+                 for p in est.predict(lambda: _iterator_input_fn()[0])]
+  # The real Estimator (TF 2.15) on the same program: 3 batches each time.
+  assert metrics["global_step"] == 3
+  assert metrics["loss"] == pytest.approx(2.4004514, rel=1e-6)
+  assert est.get_variable_value("w") == pytest.approx(0.1617856, rel=1e-6)
+  assert predictions == pytest.approx(
+      [0.0, 0.3235712, 0.6471424, 0.9707136, 1.2942848, 1.617856], rel=1e-6)
