@@ -190,3 +190,30 @@ def test_python_values_next_to_iterator_tensors(tmp_path, any_engine):
   assert est.get_variable_value("w") == pytest.approx(0.1617856, rel=1e-6)
   assert predictions == pytest.approx(
       [0.0, 0.3235712, 0.6471424, 0.9707136, 1.2942848, 1.617856], rel=1e-6)
+
+
+def test_empty_features_reach_model_fn(tmp_path, any_engine):
+  del any_engine
+  seen = []
+
+  def model_fn(features, labels, mode):
+    seen.append((mode, features, labels))
+    w = tf.compat.v1.get_variable(
+        "w", [], initializer=tf.compat.v1.constant_initializer(3.0))
+    if mode == tfe.ModeKeys.PREDICT:
+      return tfe.EstimatorSpec(mode, predictions={"w": tf.reshape(w, [1])})
+    loss = tf.square(w)
+    opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=opt.minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step()))
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(lambda: (dict(), None), steps=3)
+  metrics = est.evaluate(lambda: (dict(), None), steps=2)
+  prediction = next(est.predict(lambda: {}))
+  # The real Estimator (TF 2.15) on the same program.
+  assert metrics["loss"] == pytest.approx(2.359296, rel=1e-6)
+  assert metrics["global_step"] == 3
+  assert prediction["w"] == pytest.approx(1.536, rel=1e-6)
+  assert seen == [("train", {}, None), ("eval", {}, None),
+                  ("infer", {}, None)]

@@ -21,7 +21,7 @@ from estimator_compat.mode_keys import ModeKeys
 
 
 def _needs_holding(value: Any) -> bool:
-  """Whether a Dataset element could not carry `value` as it is.
+  """Whether a Dataset element could not carry `value`'s leaves as they are.
 
   A leaf that is no tensor (a Python or numpy value, None), or a list (which
   tf.data would stack into one tensor).
@@ -86,13 +86,13 @@ def held(result: Any, mode: str) -> Optional[PythonParts]:
   """The PythonParts of a normalized input_fn result, or None.
 
   None when a Dataset can carry the result as it is (tensors in dicts and
-  tuples).
+  tuples, at least one).
 
   Args:
     result: (features, labels) as a tuple, or features alone.
     mode: a ModeKeys value (PREDICT drops the labels).
   """
-  if not _needs_holding(result):
+  if not _needs_holding(result) and tf.nest.flatten(result):
     return None
   has_labels = isinstance(result, tuple)
   drops_labels = has_labels and mode == ModeKeys.PREDICT
