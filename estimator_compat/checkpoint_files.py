@@ -62,7 +62,8 @@ class BrokenCheckpointError(ValueError):
     self.missing = missing
 
 
-def _check_model_dir(model_dir: str) -> None:
+def check_model_dir(model_dir: str) -> None:
+  """Raises ValueError, with the fix, when model_dir is a file."""
   if tf.io.gfile.exists(model_dir) and not tf.io.gfile.isdir(model_dir):
     raise ValueError(
         f"model_dir {model_dir!r} is a file, not a directory. Fix: pass the "
@@ -82,7 +83,7 @@ def read_state(model_dir: str) -> Optional[CheckpointState]:
   """
   if not model_dir:
     return None
-  _check_model_dir(model_dir)
+  check_model_dir(model_dir)
   path = os.path.join(model_dir, STATE_FILE)
   if not tf.io.gfile.exists(path):
     return None
