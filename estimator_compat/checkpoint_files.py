@@ -10,6 +10,7 @@ save left behind.
 """
 
 import os
+import posixpath
 import re
 from typing import Callable, List, Optional, TypeVar
 
@@ -101,12 +102,51 @@ def read_state(model_dir: str) -> Optional[CheckpointState]:
         f"{model_dir!r}, 'model.ckpt-N'); whole checkpoints here: "
         f"{_names(whole_checkpoints(model_dir))}.") from e
   if not state.model_checkpoint_path:
-    return None
+    raise ValueError(
+        f"Invalid checkpoint state loaded from {model_dir}: the state file "
+        f"{path} names no checkpoint (it is empty, or lacks "
+        "model_checkpoint_path), so the trained model cannot be found. "
+        f"Nothing was changed on disk. Fix: {_state_fix(model_dir, path)}.")
   state.model_checkpoint_path = os.path.join(model_dir,
                                              state.model_checkpoint_path)
   for i, kept in enumerate(state.all_model_checkpoint_paths):
     state.all_model_checkpoint_paths[i] = os.path.join(model_dir, kept)
+  foreign = [p for p in [state.model_checkpoint_path,
+                         *state.all_model_checkpoint_paths]
+             if not _inside(p, model_dir)]
+  if foreign:
+    raise ValueError(
+        f"Invalid checkpoint state loaded from {model_dir}: the state file "
+        f"{path} names checkpoints outside the model_dir ({foreign[:3]}); "
+        "using it would read another model's weights, and rotation by "
+        "keep_checkpoint_max would delete that folder's files. Nothing was "
+        f"changed on disk. Fix: {_state_fix(model_dir, path)}; to use a "
+        "checkpoint of another folder, pass it as checkpoint_path= to "
+        "evaluate, predict or export, or as warm_start_from= to train.")
   return state
+
+
+def _inside(path: str, model_dir: str) -> bool:
+  """Whether checkpoint `path` lies in model_dir (symlinks resolved)."""
+  if "://" in model_dir or "://" in path:
+    folder = posixpath.normpath(model_dir)
+    where = posixpath.normpath(posixpath.dirname(path))
+    return where == folder or where.startswith(folder + "/")
+  folder = os.path.realpath(model_dir)
+  where = os.path.realpath(os.path.dirname(path))
+  return where == folder or where.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _state_fix(model_dir: str, path: str) -> str:
+  """How to repair a state file: name a whole checkpoint of model_dir."""
+  whole = whole_checkpoints(model_dir)
+  if not whole:
+    return (f"no whole checkpoint is in {model_dir}: delete {path} to start "
+            "over there, or restore the checkpoint files it should name")
+  return ("make it name a whole checkpoint of the model_dir, e.g. "
+          f"tf.compat.v1.train.update_checkpoint_state({model_dir!r}, "
+          f"{os.path.basename(whole[0])!r}) (whole ones here: "
+          f"{_names(whole)})")
 
 
 def missing_files(prefix: str) -> List[str]:
