@@ -313,6 +313,38 @@ def recover_kept(saver: tf.compat.v1.train.Saver, model_dir: str) -> None:
     saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
 
 
+# Names a save writes. TensorFlow writes most through a temporary name and
+# renames it over (a symlink there is replaced), but the sharded Saver's
+# merge writes `<prefix>.index` in place, through a symlink.
+_SAVED_NAME = re.compile(
+    r"^(checkpoint|graph\.pbtxt|.+\.(index|meta|data-\d{5}-of-\d{5}))$")
+
+
+def refuse_symlinked_files(model_dir: str) -> None:
+  """Training must not write through a symlink out of its model_dir.
+
+  Raises:
+    ValueError: a file of a checkpoint (or the state file, graph.pbtxt) in
+      model_dir is a symbolic link; names them and the fix.
+  """
+  if not model_dir or "://" in model_dir or not os.path.isdir(model_dir):
+    return
+  linked = sorted(name for name in os.listdir(model_dir)
+                  if _SAVED_NAME.match(name) and
+                  os.path.islink(os.path.join(model_dir, name)))
+  if linked:
+    shown = {name: os.readlink(os.path.join(model_dir, name))
+             for name in linked[:5]}
+    raise ValueError(
+        f"model_dir {model_dir} holds symbolic links where training saves "
+        f"files ({shown}{' ...' if len(linked) > 5 else ''}); a save would "
+        "write through them into the files they point to. Nothing was "
+        "changed on disk. Fix: replace each link by a copy of its file "
+        "(cp --remove-destination \"$(readlink -f LINK)\" LINK), or train "
+        "into another model_dir (warm_start_from= can start it from these "
+        "checkpoints).")
+
+
 def remove_unfinished_saves(model_dir: str) -> List[str]:
   """Removes what a killed save left in model_dir; returns what it removed.
 

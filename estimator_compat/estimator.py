@@ -172,6 +172,7 @@ class Estimator:
       if self._skip(max_steps, latest):
         return self
       if self._config.is_chief:
+        checkpoint_files.refuse_symlinked_files(self._model_dir)
         checkpoint_files.remove_unfinished_saves(self._model_dir)
       self._engine().train(
           setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,

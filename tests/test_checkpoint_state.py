@@ -1,8 +1,10 @@
-"""A malformed `checkpoint` state file is refused by every mode, naming it.
+"""A malformed `checkpoint` state file is refused by every mode, naming it;
+training writes and deletes nothing outside its model_dir.
 
 Issue 28: an empty state file made evaluate() and predict() serve an
 untrained model; one naming another folder's checkpoints made training read
-that model and its rotation delete that folder's files.
+that model and its rotation delete that folder's files; a symlink in the
+model_dir had a save write through it into another folder.
 """
 
 import os
@@ -119,3 +121,60 @@ def test_absolute_paths_into_the_model_dir_are_accepted(tmp_path, engine):
   est = _trained(tmp_path / "link", steps=1)
   assert est.evaluate(models.input_fn(num_epochs=1))["global_step"] == 3
   assert (model_dir / "model.ckpt-3.index").exists()
+
+
+class _PlantLinks(tfe.CheckpointSaverListener):
+  """Before each save, links the files it will write to files elsewhere."""
+
+  def __init__(self, model_dir, outside):
+    self.model_dir, self.outside, self.planted = model_dir, outside, []
+
+  def before_save(self, session, global_step_value):
+    for suffix in (".meta", ".data-00000-of-00001"):
+      name = f"model.ckpt-{global_step_value}{suffix}"
+      (self.outside / name).write_bytes(b"not yours")
+      if os.path.lexists(self.model_dir / name):
+        os.remove(self.model_dir / name)
+      os.symlink(self.outside / name, self.model_dir / name)
+      self.planted.append(name)
+
+
+def test_saves_replace_symlinks_instead_of_writing_through_them(tmp_path,
+                                                               engine):
+  # Issue 28: the function engine wrote `.meta` in place, through a link.
+  # Every file of a save is written under a temporary name and renamed over
+  # its place: a link there is replaced, its target left alone.
+  model_dir, outside = tmp_path / "model", tmp_path / "outside"
+  _trained(model_dir)
+  outside.mkdir()
+  links = _PlantLinks(model_dir, outside)
+  est = models.estimator(str(model_dir), save_checkpoints_steps=1,
+                         keep_checkpoint_max=2)
+  est.train(models.input_fn(), steps=2, saving_listeners=[links])
+  assert "model.ckpt-4.meta" in links.planted
+  assert {name: (outside / name).read_bytes() for name in links.planted} == {
+      name: b"not yours" for name in links.planted}
+  for name in ["model.ckpt-4.meta", "model.ckpt-4.data-00000-of-00001"]:
+    assert not (model_dir / name).is_symlink(), name
+  assert est.evaluate(models.input_fn(num_epochs=1))["global_step"] == 4
+
+
+def test_train_refuses_symlinks_where_it_saves(tmp_path, engine):
+  # The graph engine's sharded Saver (as the Estimator's) writes
+  # `<prefix>.index` in place: a link there would be written through, so
+  # train() refuses links at any name a save writes, before anything.
+  model_dir, outside = tmp_path / "model", tmp_path / "outside"
+  _trained(model_dir)
+  outside.mkdir()
+  (outside / "model.ckpt-3.index").write_bytes(b"not yours")
+  os.symlink(outside / "model.ckpt-3.index", model_dir / "model.ckpt-3.index")
+  before = _snapshot(model_dir)
+  with pytest.raises(ValueError, match=r"symbolic links where training saves "
+                     r"files \(\{'model\.ckpt-3\.index': '.*outside.*Nothing"
+                     r" was changed on disk\. Fix: replace each link"):
+    _trained(model_dir, steps=2)
+  assert _snapshot(model_dir) == before
+  assert (outside / "model.ckpt-3.index").read_bytes() == b"not yours"
+  # The fix: a copy in place of the link (here: the link removed).
+  os.remove(model_dir / "model.ckpt-3.index")
+  assert _trained(model_dir, steps=2).latest_checkpoint().endswith("-4")
