@@ -14,6 +14,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tf_estimator
+from estimator_compat import checkpoint_files
 from estimator_compat import model_dir_lock
 from tests import models
 
@@ -277,3 +278,34 @@ def test_a_trainer_restarted_as_pid_1_in_a_new_container_takes_over(tmp_path):
   assert "pid 1 on host" in restarted.stderr
   assert tf.train.latest_checkpoint(model_dir).endswith("-5")
   assert not os.path.exists(os.path.join(model_dir, model_dir_lock.LOCK_FILE))
+
+
+@pytest.mark.slow
+def test_two_trainers_started_together_one_trains_the_other_is_refused(
+    tmp_path):
+  # Issue 28: the refused trainer removed the other's save in progress, and
+  # that one failed at its save. Saves every step, so that a save is often
+  # in progress when the second trainer starts.
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+  model_dir = str(tmp_path / "model")
+  for max_steps in (150, 300):
+    command = [sys.executable, "-m", "tests.checkpoint_kill_program",
+               model_dir, str(max_steps), "3"]
+    runs = [subprocess.Popen(command, cwd=root, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(2)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    codes = [run.returncode for run in runs]
+    finals = [out for out, _ in outputs if "FINAL" in out]
+    assert any(f"model.ckpt-{max_steps}" in out for out in finals), outputs
+    refused = [err for code, (_, err) in zip(codes, outputs) if code != 0]
+    # The other was refused, or (started late) found max_steps reached.
+    assert len(refused) == 1 or all(code == 0 for code in codes), outputs
+    for err in refused:
+      assert "ModelDirInUseError" in err and "Fix:" in err, err[-3000:]
+    state = tf.train.get_checkpoint_state(model_dir)
+    assert state.model_checkpoint_path.endswith(f"-{max_steps}")
+    for kept in state.all_model_checkpoint_paths:
+      assert not checkpoint_files.missing_files(kept), kept
+    assert not os.path.exists(os.path.join(model_dir, model_dir_lock.LOCK_FILE))
