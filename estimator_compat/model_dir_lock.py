@@ -2,8 +2,9 @@
 
 Two trainers on one model_dir interleave their checkpoints, and an
 evaluation may read the other run's weights, with nothing said. While a
-chief trains it holds an OS file lock (`flock`) on `<model_dir>/.training.lock`;
-a second trainer fails at once with an error naming the holder.
+chief trains it holds an OS file lock (`flock`) on
+`<model_dir>/.training.lock`; a second trainer fails at once with an error
+naming the holder.
 
 The operating system releases a `flock` when its holder dies, however it
 dies (kill -9, OOM, a preempted container), so liveness is whether the lock
@@ -11,6 +12,8 @@ can be taken, never a pid: a trainer restarted as pid 1 in a new container
 (the same pid and host as the dead holder) takes the lock over. The file's
 JSON (pid, host, start time) only names the holder in messages; whatever it
 holds (nothing, garbage, another format) is read as "unknown", never trusted.
+The file is not inherited by programs the trainer starts (close-on-exec); a
+child forked without exec keeps the lock until it ends too.
 
 A `flock` is per open file, so two trainers in one process also exclude each
 other. Where the filesystem has no `flock` (some FUSE and network mounts),

@@ -148,9 +148,9 @@ def held_by_another_process(tmp_path):
   """A process (another trainer, container or host) holding the lock."""
   model_dir = tmp_path / "model"
   model_dir.mkdir()
-  holder = subprocess.Popen(
-      [sys.executable, "-c", _HOLDER, str(model_dir / model_dir_lock.LOCK_FILE)],
-      stdout=subprocess.PIPE, text=True)
+  lock_file = str(model_dir / model_dir_lock.LOCK_FILE)
+  holder = subprocess.Popen([sys.executable, "-c", _HOLDER, lock_file],
+                            stdout=subprocess.PIPE, text=True)
   try:
     assert holder.stdout.readline().strip() == "held"
     yield str(model_dir), holder
