@@ -29,10 +29,18 @@ def _saved_name_and_shape(variable: tf.Variable):
   return variable.name.split(":")[0], variable.shape.as_list()
 
 
-def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable]) -> None:
+def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
+               shapes: bool = True) -> None:
   """Fails, naming the variable, if a checkpoint cannot restore the model.
 
   Runs before a session exists, so nothing on disk is touched on failure.
+
+  Args:
+    checkpoint_path: the checkpoint to restore.
+    variables: the model's variables.
+    shapes: also refuse a variable stored with another shape. False (export,
+      as the Estimator's): the stored value is restored as it is, with a
+      warning.
 
   Raises:
     ValueError: a variable is missing from the checkpoint or has another shape.
@@ -44,7 +52,12 @@ def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable]) -> None:
     if name not in stored:
       missing.append(name)
       continue
-    if list(stored[name]) != shape:
+    if list(stored[name]) != shape and not shapes:
+      tf.compat.v1.logging.warning(
+          "Checkpoint %s holds variable %r with shape %s, but the model builds "
+          "it with shape %s; restoring the stored value as it is.",
+          checkpoint_path, name, list(stored[name]), shape)
+    elif list(stored[name]) != shape:
       raise ValueError(
           f"Checkpoint {checkpoint_path} holds variable {name!r} with shape "
           f"{list(stored[name])}, but the model builds it with shape {shape}. "
