@@ -167,6 +167,11 @@ def _check_metrics(eval_metric_ops: Optional[Mapping[str, Any]]) -> dict:
   metrics = dict(eval_metric_ops)
   for key, value in metrics.items():
     if isinstance(value, tf.keras.metrics.Metric):
+      # As the Estimator: updates first, then their graph and that of the
+      # variables the result reads.
+      for item in (keras_metrics.updates_of(key, value) +
+                   list(value.variables)):
+        _check_graph(item, "eval_metric_ops", f"{key}: {_name_of(item)}")
       # As the Estimator: a (value, update op) pair from here on.
       metrics[key] = keras_metrics.value_and_update(key, value)
       continue

@@ -111,6 +111,26 @@ def test_tensors_from_another_graph_are_rejected(graph, field):
     tfe.EstimatorSpec(**fields)
 
 
+def test_a_keras_metric_from_another_graph_is_rejected(graph):
+  del graph
+  with tf.Graph().as_default():
+    elsewhere = tf.keras.metrics.Mean()
+    elsewhere.update_state(tf.constant(1.0))
+  with pytest.raises(ValueError,
+                     match="(?s)must be from the default graph.*Fix"):
+    tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                      eval_metric_ops={"metric": elsewhere})
+
+
+def test_a_keras_metric_without_updates_is_named_before_its_graph(graph):
+  del graph
+  with tf.Graph().as_default():
+    never_updated = tf.keras.metrics.Mean()
+  with pytest.raises(ValueError, match=r"Please call update_state\(...\)"):
+    tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                      eval_metric_ops={"mean": never_updated})
+
+
 def test_predict_mode_gets_a_default_serving_output(graph):
   del graph
   predictions = {"p": tf.constant([1.0]), "q": tf.constant([2.0])}
