@@ -1,0 +1,103 @@
+"""Findings of issue 23 that gave different results with no error.
+
+Each test states what the real Estimator (TF 2.15.1 + tensorflow-estimator
+2.15.0) did on the same program; the numbers were read there.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+
+_X = np.random.RandomState(0).normal(size=(40, 4)).astype(np.float32)
+_Y = (_X[:, 0] > 0).astype(np.int32)
+
+
+@pytest.fixture(params=["default", "graph", "function"])
+def engine(request, monkeypatch):
+  """The default engine (nothing set) and each forced engine."""
+  if request.param == "default":
+    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  else:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
+  return request.param
+
+
+def _input_fn(epochs=None, batch=10):
+  return lambda: tf.data.Dataset.from_tensor_slices((_X, _Y)).batch(
+      batch).repeat(epochs)
+
+
+def _linear_fn(features, labels, mode):
+  logits = tf.compat.v1.layers.dense(features, 2)
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _batch_norm_fn(features, labels, mode):
+  """A tf.keras and a tf.compat.v1 batch norm; train_op after UPDATE_OPS."""
+  training = mode == tfe.ModeKeys.TRAIN
+  net = tf.keras.layers.BatchNormalization(name="keras_bn")(
+      features, training=training)
+  net = tf.compat.v1.layers.batch_normalization(net, training=training,
+                                                name="v1_bn")
+  logits = tf.compat.v1.layers.dense(net, 2)
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+  with tf.control_dependencies(update_ops):
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def test_only_v1_layers_put_updates_in_update_ops(engine, tmp_path):
+  """TF 2.15: a tf.keras layer's updates are not in UPDATE_OPS, a v1's are.
+
+  So with the train_op depending on UPDATE_OPS, the Keras layer's moving
+  statistics stay at 0 and 1 and the v1 layer's train.
+  """
+  est = tfe.Estimator(_batch_norm_fn, str(tmp_path),
+                      config=tfe.RunConfig(tf_random_seed=1))
+  est.train(_input_fn(), steps=3)
+  np.testing.assert_array_equal(est.get_variable_value("keras_bn/moving_mean"),
+                                np.zeros(4, np.float32))
+  np.testing.assert_array_equal(
+      est.get_variable_value("keras_bn/moving_variance"),
+      np.ones(4, np.float32))
+  assert np.all(est.get_variable_value("v1_bn/moving_mean") != 0)
+  assert np.all(est.get_variable_value("v1_bn/moving_variance") != 1)
+
+
+class _RecordingExporter(tfe.Exporter):
+  """Records (evaluated global step, is_the_final_export) of each call."""
+
+  def __init__(self):
+    self.calls = []
+
+  @property
+  def name(self):
+    return "recording"
+
+  def export(self, estimator, export_path, checkpoint_path, eval_result,
+             is_the_final_export):
+    del estimator, export_path, checkpoint_path
+    self.calls.append((int(eval_result["global_step"]), is_the_final_export))
+
+
+@pytest.mark.parametrize("max_steps, epochs, calls", [
+    (10, 1, [(4, False)]),   # the input ended at step 4, before max_steps
+    (None, 1, [(4, False)]),  # no max_steps: never final
+    (4, 1, [(4, True)]),     # the input ended exactly at max_steps
+])
+def test_final_export_only_at_max_steps(engine, tmp_path, max_steps, epochs,
+                                        calls):
+  """TF 2.15: final when the evaluated step >= max_steps (these calls)."""
+  exporter = _RecordingExporter()
+  tfe.train_and_evaluate(
+      tfe.Estimator(_linear_fn, str(tmp_path)),
+      tfe.TrainSpec(_input_fn(epochs), max_steps=max_steps),
+      tfe.EvalSpec(_input_fn(1, batch=20), exporters=[exporter]))
+  assert exporter.calls == calls
