@@ -101,3 +101,45 @@ def test_final_export_only_at_max_steps(engine, tmp_path, max_steps, epochs,
       tfe.TrainSpec(_input_fn(epochs), max_steps=max_steps),
       tfe.EvalSpec(_input_fn(1, batch=20), exporters=[exporter]))
   assert exporter.calls == calls
+
+
+class _CountRuns(tf.compat.v1.train.SessionRunHook):
+
+  def __init__(self):
+    self.runs = 0
+
+  def after_run(self, run_context, run_values):
+    del run_context, run_values
+    self.runs += 1
+
+
+def test_fractional_steps_stop_at_the_next_whole_step(engine, tmp_path):
+  """TF 2.15 (StopAtStepHook: stop at global_step >= last_step): 12.5 steps
+  trained 13, max_steps=20.0 reached 20, max_steps=21.5 stopped at 22,
+  evaluate(steps=2.5) ran 3 batches; 0.0 was refused."""
+  est = tfe.Estimator(_linear_fn, str(tmp_path))
+  step = lambda: int(est.get_variable_value("global_step"))
+  est.train(_input_fn(batch=4), steps=12.5)
+  assert step() == 13
+  est.train(_input_fn(batch=4), max_steps=20.0)
+  assert step() == 20
+  est.train(_input_fn(batch=4), max_steps=21.5)
+  assert step() == 22
+  counter = _CountRuns()
+  est.evaluate(_input_fn(batch=4), steps=2.5, hooks=[counter])
+  assert counter.runs == 3
+  with pytest.raises(ValueError, match=r"Must specify steps > 0, given: 0\.0"):
+    est.train(_input_fn(), steps=0.0)
+  with pytest.raises(ValueError, match=r"Must specify steps > 0, given: 0\.0"):
+    est.evaluate(_input_fn(), steps=0.0)
+
+
+def test_fractional_max_steps_in_train_and_evaluate(engine, tmp_path):
+  """TF 2.15: TrainSpec(max_steps=6.5) trained to 7, final export there."""
+  exporter = _RecordingExporter()
+  metrics, _ = tfe.train_and_evaluate(
+      tfe.Estimator(_linear_fn, str(tmp_path)),
+      tfe.TrainSpec(_input_fn(), max_steps=6.5),
+      tfe.EvalSpec(_input_fn(1, batch=20), steps=1.5, exporters=[exporter]))
+  assert metrics["global_step"] == 7
+  assert exporter.calls == [(7, True)]

@@ -24,6 +24,7 @@ The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
 """
 
 import dataclasses
+import math
 import time
 from typing import Any, Dict, Optional, Protocol, Sequence, Tuple
 
@@ -269,12 +270,16 @@ class CallSizer:
     self._limit = max(1, min(self._most, 4 * self._limit, fits))
 
 
-def step_target(start: int, steps: Optional[int],
-                max_steps: Optional[int]) -> Optional[int]:
-  """The global step training stops at; None: until input or hooks stop."""
+def step_target(start: int, steps: Optional[float],
+                max_steps: Optional[float]) -> Optional[int]:
+  """The global step training stops at; None: until input or hooks stop.
+
+  StopAtStepHook stops at the first step >= `start + steps` (or
+  `max_steps`), so a fractional one stops at the next whole step.
+  """
   if max_steps is not None:
-    return max_steps
-  return start + steps if steps is not None else None
+    return math.ceil(max_steps)
+  return math.ceil(start + steps) if steps is not None else None
 
 
 class TrainingController:
