@@ -4,6 +4,9 @@ Each test states what the real Estimator (TF 2.15.1 + tensorflow-estimator
 2.15.0) did on the same program; the numbers were read there.
 """
 
+import logging
+import re
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -143,3 +146,58 @@ def test_fractional_max_steps_in_train_and_evaluate(engine, tmp_path):
       tfe.EvalSpec(_input_fn(1, batch=20), steps=1.5, exporters=[exporter]))
   assert metrics["global_step"] == 7
   assert exporter.calls == [(7, True)]
+
+
+class _FinalLoss(logging.Handler):
+  """The value of the "Loss for final step: X." line."""
+
+  def __init__(self):
+    super().__init__(logging.INFO)
+    self.values = []
+
+  def emit(self, record):
+    match = re.match(r"Loss for final step: (\S+)\.$", record.getMessage())
+    if match:
+      self.values.append(float(match.group(1)))
+
+
+def _zeros_fn(features, labels, mode):
+  """Deterministic from the first step: the same losses on TF 2.15."""
+  logits = tf.compat.v1.layers.dense(
+      features, 2, kernel_initializer=tf.compat.v1.zeros_initializer())
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+@pytest.mark.parametrize("forced, steps_per_loop", [
+    (None, None), ("graph", 1), ("function", 1), ("function", 7),
+    ("function", None)])
+def test_loss_for_final_step_when_input_ends_inside_a_call(
+    tmp_path, monkeypatch, forced, steps_per_loop):
+  """351 batches (1403 rows by 4; 351 = 50 * 7 + 1 ends inside a 7-step call,
+  and automatic steps end inside an unobserved run after step 300): TF 2.15
+  logged "Loss for final step: 0.027000332." (the 3-row last batch's)."""
+  if forced is None:
+    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  else:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", forced)
+  x = np.random.RandomState(0).randn(1403, 4).astype(np.float32)
+  y = (x[:, 0] > 0).astype(np.int32)
+  est = tfe.Estimator(_zeros_fn, str(tmp_path), config=tfe.RunConfig(
+      log_step_count_steps=100, save_summary_steps=100,
+      steps_per_loop=steps_per_loop))
+  handler = _FinalLoss()
+  logger = logging.getLogger("tensorflow")
+  level = logger.level
+  logger.addHandler(handler)
+  logger.setLevel(logging.INFO)
+  try:
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(4))
+  finally:
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+  assert int(est.get_variable_value("global_step")) == 351
+  assert len(handler.values) == 1
+  np.testing.assert_allclose(handler.values[0], 0.027000332, rtol=1e-5)
