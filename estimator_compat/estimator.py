@@ -6,6 +6,7 @@ one call of a mode to the engine.
 """
 
 import copy
+import numbers
 import os
 import tempfile
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
@@ -33,10 +34,17 @@ from estimator_compat.model_fn_call import (ModelSetup, bound_model_fn,
 from estimator_compat.run_config import RunConfig, default_session_config
 
 
-def _check_positive(name: str, value: Optional[int]) -> None:
-  if value is not None and (not isinstance(value, (int, np.integer)) or
+def _check_positive(name: str, value: Optional[float]) -> None:
+  """Refuses what the Estimator refused: a `steps`/`max_steps` not > 0.
+
+  Any number above 0 is accepted, as by the Estimator; a fractional one
+  (`examples * epochs / batch_size`) stops at the next whole step.
+  """
+  if value is not None and (not isinstance(value, numbers.Real) or
                             value <= 0):
-    raise ValueError(f"Must specify {name} > 0, given: {value!r}.")
+    raise ValueError(
+        f"Must specify {name} > 0, given: {value}. Fix: pass a number of "
+        "steps above 0, or None.")
 
 
 class Estimator:

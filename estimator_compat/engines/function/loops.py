@@ -1,5 +1,6 @@
 """train / evaluate / predict on the function engine (one call of a mode)."""
 
+import math
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple)
@@ -81,13 +82,14 @@ def _steps(model: TracedModel, runner: HookRunner
 
 
 def _planned(sizer: CallSizer, cadence: HookCadence,
-             left: Optional[int]) -> int:
+             left: Optional[float]) -> int:
   """Batches up to and including the next one a hook observes (evaluation,
-  prediction: their steps do not move global_step), at most `left`."""
+  prediction: their steps do not move global_step), at most `left` (a
+  fractional `steps` runs up to the next whole batch)."""
   planned = sizer.limit()
   for wanted in (cadence.steps_to_next(0), left):
     if wanted is not None:
-      planned = min(planned, int(wanted))
+      planned = min(planned, math.ceil(wanted))
   return planned
 
 
