@@ -27,6 +27,7 @@ setuptools.setup(
     entry_points={
         "console_scripts": [
             "estimator-compat-train=estimator_compat.train:run",
+            "estimator-compat-run=estimator_compat.launcher:run",
             "estimator-compat-migration=migration.__main__:run",
         ],
     },
