@@ -71,8 +71,10 @@ def parse(argv: Sequence[str]) -> Optional[tuple]:
     return "module", argv[1], list(argv[2:])
   if first.startswith("-m") and len(first) > 2:
     return "module", first[2:], list(argv[1:])
-  if first == "--":
-    return parse(argv[1:]) if len(argv) > 1 else parse([])
+  if first == "--":  # What follows is the program, whatever its name.
+    if len(argv) < 2:
+      raise UsageError("no program given after --.")
+    return "path", argv[1], list(argv[2:])
   if first.startswith("-"):
     raise UsageError(
         f"unknown option {first!r}: the launcher takes only -m MODULE or "
