@@ -47,7 +47,9 @@ setuptools.setup(
     ],
     extras_require={
         "pandas": ["pandas>=2.0"],
-        "test": ["pytest>=8", "pandas>=2.0"],
+        # build: the wheel test builds with `python -m build`; ipython:
+        # the `%load_ext estimator_compat` test.
+        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8"],
     },
     cmdclass={"build_py": _BuildPyWithPth},
     entry_points={

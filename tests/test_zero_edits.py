@@ -7,6 +7,7 @@ site-packages holds the repo's .pth file, the checkout and this
 interpreter's site-packages (TensorFlow), as an install would.
 """
 
+import importlib.util
 import json
 import os
 import shutil
@@ -255,3 +256,75 @@ def test_load_ipython_extension_installs_for_the_cells_after_it(tmp_path):
   assert process.returncode == 0, process.stderr[-3000:]
   result = _result(process)
   assert result == {"global_step": 5, "estimator": "estimator_compat.estimator"}
+
+
+# The wheel, installed into a fresh venv, used from another directory.
+
+
+def _build_wheel(dist):
+  """`python -m build` (sdist, then the wheel from it), else `pip wheel`."""
+  if importlib.util.find_spec("build") is not None:
+    command = [sys.executable, "-m", "build", "--outdir", str(dist), ROOT]
+  else:
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w",
+               str(dist), ROOT]
+  built = subprocess.run(command, capture_output=True, text=True,
+                         timeout=_TIMEOUT, check=False)
+  assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+  wheels = list(dist.glob("*.whl"))
+  assert len(wheels) == 1, wheels
+  return wheels[0]
+
+
+@pytest.mark.slow
+def test_the_wheel_runs_legacy_programs_outside_the_checkout(tmp_path):
+  wheel = _build_wheel(tmp_path / "dist")
+  venv = tmp_path / "venv"
+  subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
+                 check=True, timeout=120)
+  python = str(venv / "bin" / "python")
+  env = _env()
+  env.pop("PYTHONPATH")  # Else pip may take the checkout for an install.
+  installed = subprocess.run(
+      [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps",
+       "--no-index", "--force-reinstall", str(wheel)],
+      env=env, capture_output=True, text=True, timeout=_TIMEOUT, check=False)
+  assert installed.returncode == 0, installed.stderr[-3000:]
+  purelib = subprocess.run(
+      [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+      check=True, capture_output=True, text=True).stdout.strip()
+  assert os.path.exists(os.path.join(purelib, auto.PTH_NAME))
+  # TensorFlow and the other dependencies: this interpreter's, after ours.
+  with open(os.path.join(purelib, "zz_dependencies.pth"), "w") as f:
+    for directory in site.getsitepackages():
+      f.write(f"import site; site.addsitedir({directory!r})\n")
+  elsewhere = tmp_path / "elsewhere"
+  elsewhere.mkdir()
+  shutil.copy(os.path.join(PROGRAMS, "legacy_train.py"), elsewhere)
+
+  where = _run(["-c", "import estimator_compat, migration; "
+                "print(estimator_compat.__file__, migration.__file__)"],
+               elsewhere, env, python)
+  assert where.returncode == 0, where.stderr
+  assert all(path.startswith(purelib) for path in where.stdout.split()), (
+      where.stdout)
+
+  model_dir = str(tmp_path / "model")
+  launched = subprocess.run(
+      [str(venv / "bin" / "estimator-compat-run"), "legacy_train.py",
+       model_dir, "--steps=5"],
+      cwd=elsewhere, env=env, capture_output=True, text=True,
+      timeout=_TIMEOUT, check=False)
+  assert launched.returncode == 0, launched.stderr[-3000:]
+  assert _result(launched)["global_step"] == 5
+
+  switched = _run(["legacy_train.py", model_dir, "--steps=5"], elsewhere,
+                  dict(env, **{auto.ENV: "1"}), python)
+  assert switched.returncode == 0, switched.stderr[-3000:]
+  assert _result(switched)["global_step"] == 10
+
+  checked = _run(["-m", "migration", "check", "--model_fn=legacy_train:model_fn",
+                  "--input_fn=legacy_train:input_fn", "--steps", "3",
+                  "--report", str(tmp_path / "report")], elsewhere, env, python)
+  assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-3000:]
+  assert "PASSED" in checked.stdout
