@@ -7,7 +7,6 @@ site-packages holds the repo's .pth file, the checkout and this
 interpreter's site-packages (TensorFlow), as an install would.
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -261,15 +260,28 @@ def test_load_ipython_extension_installs_for_the_cells_after_it(tmp_path):
 # The wheel, installed into a fresh venv, used from another directory.
 
 
-def _build_wheel(dist):
+def _source_copy(destination):
+  """The checkout without tests and build outputs: builds write into it."""
+  shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(
+      ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
+      ".pytest_cache", "bazel-*", "tests"))
+  return str(destination)
+
+
+def _build_wheel(dist, env):
   """`python -m build` (sdist, then the wheel from it), else `pip wheel`."""
-  if importlib.util.find_spec("build") is not None:
-    command = [sys.executable, "-m", "build", "--outdir", str(dist), ROOT]
+  source = _source_copy(dist.parent / "source")
+  has_build = subprocess.run(
+      [sys.executable, "-m", "build", "--version"], cwd=dist.parent, env=env,
+      capture_output=True, timeout=_TIMEOUT, check=False).returncode == 0
+  if has_build:
+    command = [sys.executable, "-m", "build", "--outdir", str(dist), source]
   else:
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w",
-               str(dist), ROOT]
-  built = subprocess.run(command, capture_output=True, text=True,
-                         timeout=_TIMEOUT, check=False)
+               str(dist), source]
+  built = subprocess.run(command, cwd=dist.parent, env=env,
+                         capture_output=True, text=True, timeout=_TIMEOUT,
+                         check=False)
   assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
   wheels = list(dist.glob("*.whl"))
   assert len(wheels) == 1, wheels
@@ -278,13 +290,14 @@ def _build_wheel(dist):
 
 @pytest.mark.slow
 def test_the_wheel_runs_legacy_programs_outside_the_checkout(tmp_path):
-  wheel = _build_wheel(tmp_path / "dist")
+  # No PYTHONPATH: the checkout's build outputs would pass for installs.
+  env = _env()
+  env.pop("PYTHONPATH")
+  wheel = _build_wheel(tmp_path / "dist", env)
   venv = tmp_path / "venv"
   subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
                  check=True, timeout=120)
   python = str(venv / "bin" / "python")
-  env = _env()
-  env.pop("PYTHONPATH")  # Else pip may take the checkout for an install.
   installed = subprocess.run(
       [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps",
        "--no-index", "--force-reinstall", str(wheel)],
