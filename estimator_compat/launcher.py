@@ -91,13 +91,9 @@ def _trimmed(tb: Optional[types.TracebackType],
 
 
 def _our_files() -> List[str]:
+  """Where the frames above the program's come from (runpy's for -m)."""
   files = [__file__, runpy.__file__, "<frozen runpy>"]
-  main = sys.modules.get("__main__")
-  main_file = getattr(main, "__file__", None)
-  if main_file and os.path.basename(os.path.dirname(main_file)) == (
-      "estimator_compat"):
-    files.append(main_file)
-  return [os.path.abspath(f) for f in files] + files
+  return [os.path.abspath(f) for f in files[:2]] + files
 
 
 def _compiled(path: str) -> types.CodeType:

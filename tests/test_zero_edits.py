@@ -136,6 +136,21 @@ def test_launcher_traceback_starts_at_the_programs_frames(tmp_path):
 
 
 @pytest.mark.slow
+def test_launcher_module_traceback_starts_at_the_modules_frames(tmp_path):
+  (tmp_path / "failing.py").write_text(
+      "def load():\n  raise KeyError('no such column')\n\nload()\n")
+  process = _run(["-m", "estimator_compat", "-m", "failing"], cwd=tmp_path)
+  assert process.returncode == 1
+  lines = process.stderr.splitlines()
+  start = lines.index("Traceback (most recent call last):")
+  frames = [l.strip() for l in lines[start:] if l.startswith("  File ")]
+  program = str(tmp_path / "failing.py")
+  assert frames == [f'File "{program}", line 4, in <module>',
+                    f'File "{program}", line 2, in load'], frames
+  assert lines[-1] == "KeyError: 'no such column'"
+
+
+@pytest.mark.slow
 def test_launcher_runs_an_absl_module_and_keeps_app_runs_exit_code(tmp_path):
   model_dir = str(tmp_path / "model")
   process = _run(["-m", "estimator_compat", "-m",
