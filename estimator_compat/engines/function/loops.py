@@ -229,6 +229,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   global_step = variables["global_step"]
   variable_saver.restore_or_warm_start(
       setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
+  model.initialize_tables()
   writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
   hook_runner.after_create_session(_session(model))
@@ -271,6 +272,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   progress = EvalProgress(steps)
   progress.start()  # Before the restore, as the Estimator logged them.
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
+  model.initialize_tables()
   runner = hooked.runner
   runner.after_create_session(_session(model))
   _evaluation_steps(model, runner, steps, setup.config.steps_per_loop,
@@ -307,6 +309,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked)
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
+  model.initialize_tables()
   runner = hooked.runner
   runner.after_create_session(_session(model))
   for values in _prediction_steps(model, runner, setup.config.steps_per_loop):
