@@ -115,3 +115,30 @@ def test_a_scaffold_local_init_op_still_decides(tmp_path, engine,
   predicted = [p["ids"] for p in est.predict(_input_fn(labels=False,
                                                        epochs=1))]
   np.testing.assert_array_equal(predicted, IDS)
+
+
+def test_each_call_reads_the_vocabulary_file_as_it_is_then(tmp_path):
+  # Each Estimator call had a Session, so tables, of its own: a vocabulary
+  # file rewritten between two calls is read afresh by the second.
+  vocabulary = tmp_path / "vocabulary.txt"
+
+  def model_fn(features, labels, mode):
+    del labels
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.TextFileInitializer(
+            str(vocabulary), tf.string, tf.lookup.TextFileIndex.WHOLE_LINE,
+            tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER), -1)
+    offset = tf.compat.v1.get_variable(
+        "offset", [], tf.int64, initializer=tf.compat.v1.zeros_initializer())
+    return tfe.EstimatorSpec(
+        mode, predictions={"ids": table.lookup(features["word"]) + offset})
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        {"word": np.array(["a", "b", "c"])}).batch(3)
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+  for words, expected in ((["a", "b", "c"], [0, 1, 2]),
+                          (["c", "b", "a"], [2, 1, 0])):
+    vocabulary.write_text("\n".join(words) + "\n")
+    assert [p["ids"] for p in est.predict(input_fn)] == expected

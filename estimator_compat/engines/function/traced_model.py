@@ -24,6 +24,7 @@ from estimator_compat.engines.function.fetches import (
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
 from estimator_compat.engines.function import random_streams
+from estimator_compat.engines.function import tables
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
@@ -161,7 +162,8 @@ class TracedModel:
     if mode != ModeKeys.PREDICT:
       _check_random_streams(graph, mode)
     self.graph = self._wrapped.graph
-    self._table_initializers = self._checked_table_initializers(mode)
+    self._table_initializers = tables.initializers(self.graph,
+                                                   self._input_ops, mode)
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
     self._advance_loops: Dict[bool, Any] = {}
@@ -185,6 +187,7 @@ class TracedModel:
           stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
       stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
       stack.enter_context(random_streams.shared(graph))
+      stack.enter_context(tables.own_names())
       stack.enter_context(layer_updates_in_collection())
       global_step = tf.compat.v1.train.get_or_create_global_step()
       # The read tensor the standard hooks look up (TF's helper needs a graph
@@ -242,33 +245,12 @@ class TracedModel:
       self.metric_values = tf.nest.map_structure(
           lambda v: as_graph_fetch(v, graph), self.metric_values)
 
-  def _checked_table_initializers(self, mode: str) -> List[tf.Operation]:
-    """The trace's TABLE_INITIALIZERS, which `initialize_tables` runs.
-
-    Raises:
-      NeedsGraphEngine: one reads the input batch (a function would consume
-        a batch to run it; a TF1 Session ran it with its own feed).
-    """
-    # (A table made under init_scope was initialized eagerly; its
-    # initializer is held as None.)
-    initializers = [op for op in self.graph.get_collection(
-        tf.compat.v1.GraphKeys.TABLE_INITIALIZERS) if op is not None]
-    needed = depends_on(initializers, self._input_ops)
-    if needed is not None:
-      raise NeedsGraphEngine(
-          f"The model_fn ({mode}) initializes a lookup table from the input "
-          f"batch ({needed.name}); a TF1 Session's local_init_op ran it "
-          f"before the first step. {GRAPH_ENGINE_FIX}")
-    return initializers
-
   def initialize_tables(self) -> None:
     """Runs the model_fn's lookup-table initializers once, for this call.
 
-    As the Estimator's default Scaffold did: its local_init_op ran
-    `tf.compat.v1.tables_initializer()` (the TABLE_INITIALIZERS collection)
-    once per session, after the restore and before the first step. Tables
-    created in the trace are resources shared by every step function (as by
-    a Session's steps), so running the initializers once serves them all.
+    As the Estimator's default Scaffold did (see tables.py): once per call,
+    after the restore and before the first step; every step function of
+    this trace finds the same tables.
     """
     if self._table_initializers:
       self.prune(self._table_initializers)()
