@@ -42,13 +42,22 @@ def test_required_fields_by_mode(graph):
 
 def test_non_scalar_loss_names_shape_and_fix(graph):
   del graph
-  per_example = tf.compat.v1.placeholder(tf.float32, [None])
-  with pytest.raises(ValueError,
-                     match=r"Loss must be scalar.*\(None,\).*tf.reduce_mean"):
-    tfe.EstimatorSpec(tfe.ModeKeys.TRAIN, loss=per_example,
-                      train_op=tf.no_op())
-  with pytest.raises(ValueError, match=r"Loss must be scalar.*\(2,\)"):
+  with pytest.raises(ValueError, match=r"^Loss must be scalar, given: .*"
+                     r"shape=\(2,\).*tf.reduce_mean"):
     tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant([1.0, 2.0]))
+
+
+def test_per_example_loss_becomes_scalar_checked_at_run_time(graph):
+  # As the Estimator: a loss whose static shape may hold one value passes.
+  per_example = tf.compat.v1.placeholder(tf.float32, [None])
+  spec = tfe.EstimatorSpec(tfe.ModeKeys.TRAIN, loss=per_example,
+                           train_op=tf.no_op())
+  assert spec.loss.shape.rank == 0
+  with tf.compat.v1.Session(graph=graph) as session:
+    assert session.run(spec.loss, {per_example: [2.5]}) == 2.5
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Loss must be scalar.*Fix: reduce it"):
+      session.run(spec.loss, {per_example: [1.0, 2.0]})
 
 
 def test_single_element_loss_becomes_scalar(graph):

@@ -220,6 +220,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   global_step = variables["global_step"]
   variable_saver.restore_or_warm_start(
       setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
+  model.initialize_tables()
   writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
   with tf1_code.hook_session_errors():
@@ -259,6 +260,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   progress = EvalProgress(steps)
   progress.start()  # Before the restore, as the Estimator logged them.
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
+  model.initialize_tables()
   runner = hooked.runner
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))
@@ -296,6 +298,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked)
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
+  model.initialize_tables()
   runner = hooked.runner
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))

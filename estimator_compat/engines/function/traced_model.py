@@ -24,6 +24,7 @@ from estimator_compat.engines.function.fetches import (
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
 from estimator_compat.engines.function import random_streams
+from estimator_compat.engines.function import tables
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
@@ -191,6 +192,8 @@ class TracedModel:
     if mode != ModeKeys.PREDICT:
       _check_random_streams(graph, mode)
     self.graph = self._wrapped.graph
+    self._table_initializers = tables.initializers(self.graph,
+                                                   self._input_ops, mode)
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
     self._advance_loops: Dict[bool, Any] = {}
@@ -215,6 +218,7 @@ class TracedModel:
           stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
       stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
       stack.enter_context(random_streams.shared(graph))
+      stack.enter_context(tables.own_names())
       stack.enter_context(layer_updates_in_collection())
       global_step = tf.compat.v1.train.get_or_create_global_step()
       # The read tensor the standard hooks look up (TF's helper needs a graph
@@ -271,6 +275,16 @@ class TracedModel:
                        for k, v in fetches.items() if v is not None}
       self.metric_values = tf.nest.map_structure(
           lambda v: as_graph_fetch(v, graph), self.metric_values)
+
+  def initialize_tables(self) -> None:
+    """Runs the model_fn's lookup-table initializers once, for this call.
+
+    As the Estimator's default Scaffold did (see tables.py): once per call,
+    after the restore and before the first step; every step function of
+    this trace finds the same tables.
+    """
+    if self._table_initializers:
+      self.prune(self._table_initializers)()
 
   def _call_on_replicas(self, strategy: tf.distribute.Strategy, features,
                         labels) -> EstimatorSpec:
