@@ -1,6 +1,31 @@
 """estimator-compat: legacy tf.estimator programs on TensorFlow 2.21."""
 
+import os
 import setuptools
+from setuptools.command import build_py
+
+# ESTIMATOR_COMPAT_AUTO=1's hook (estimator_compat/auto.py) must sit in
+# site-packages itself, where Python runs .pth files at startup.
+_PTH_SOURCE = os.path.join("estimator_compat", "estimator_compat_auto.pth")
+_PTH_NAME = "estimator_compat_auto.pth"
+
+
+class _BuildPyWithPth(build_py.build_py):
+  """Puts the .pth at the top of the wheel: it installs into site-packages."""
+
+  def run(self):
+    super().run()
+    self.copy_file(_PTH_SOURCE, os.path.join(self.build_lib, _PTH_NAME))
+    if getattr(self, "editable_mode", False):
+      # `pip install -e`: setuptools' editable wheel holds no build_lib
+      # files, but packs what it set as install_lib (the wheel's root).
+      install = self.get_finalized_command("install")
+      self.copy_file(_PTH_SOURCE, os.path.join(install.install_lib, _PTH_NAME))
+
+  def get_outputs(self, include_bytecode=1):
+    return list(super().get_outputs(include_bytecode)) + [
+        os.path.join(self.build_lib, _PTH_NAME)]
+
 
 setuptools.setup(
     name="estimator-compat",
@@ -22,11 +47,15 @@ setuptools.setup(
     ],
     extras_require={
         "pandas": ["pandas>=2.0"],
-        "test": ["pytest>=8", "pandas>=2.0"],
+        # build: the wheel test builds with `python -m build`; ipython:
+        # the `%load_ext estimator_compat` test.
+        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8"],
     },
+    cmdclass={"build_py": _BuildPyWithPth},
     entry_points={
         "console_scripts": [
             "estimator-compat-train=estimator_compat.train:run",
+            "estimator-compat-run=estimator_compat.launcher:run",
             "estimator-compat-migration=migration.__main__:run",
         ],
     },

@@ -112,5 +112,11 @@ def __getattr__(name: str) -> Any:
   return value
 
 
+def load_ipython_extension(ipython: Any) -> None:
+  """`%load_ext estimator_compat` in IPython or Jupyter: calls install()."""
+  del ipython  # install() acts on the process, not on the shell.
+  importlib.import_module("estimator_compat.installer").install()
+
+
 def __dir__() -> List[str]:
   return sorted(set(globals()) | set(_PUBLIC))

@@ -10,6 +10,7 @@ save left behind.
 """
 
 import os
+import posixpath
 import re
 from typing import Callable, List, Optional, TypeVar
 
@@ -62,7 +63,8 @@ class BrokenCheckpointError(ValueError):
     self.missing = missing
 
 
-def _check_model_dir(model_dir: str) -> None:
+def check_model_dir(model_dir: str) -> None:
+  """Raises ValueError, with the fix, when model_dir is a file."""
   if tf.io.gfile.exists(model_dir) and not tf.io.gfile.isdir(model_dir):
     raise ValueError(
         f"model_dir {model_dir!r} is a file, not a directory. Fix: pass the "
@@ -82,7 +84,7 @@ def read_state(model_dir: str) -> Optional[CheckpointState]:
   """
   if not model_dir:
     return None
-  _check_model_dir(model_dir)
+  check_model_dir(model_dir)
   path = os.path.join(model_dir, STATE_FILE)
   if not tf.io.gfile.exists(path):
     return None
@@ -100,12 +102,51 @@ def read_state(model_dir: str) -> Optional[CheckpointState]:
         f"{model_dir!r}, 'model.ckpt-N'); whole checkpoints here: "
         f"{_names(whole_checkpoints(model_dir))}.") from e
   if not state.model_checkpoint_path:
-    return None
+    raise ValueError(
+        f"Invalid checkpoint state loaded from {model_dir}: the state file "
+        f"{path} names no checkpoint (it is empty, or lacks "
+        "model_checkpoint_path), so the trained model cannot be found. "
+        f"Nothing was changed on disk. Fix: {_state_fix(model_dir, path)}.")
   state.model_checkpoint_path = os.path.join(model_dir,
                                              state.model_checkpoint_path)
   for i, kept in enumerate(state.all_model_checkpoint_paths):
     state.all_model_checkpoint_paths[i] = os.path.join(model_dir, kept)
+  foreign = [p for p in [state.model_checkpoint_path,
+                         *state.all_model_checkpoint_paths]
+             if not _inside(p, model_dir)]
+  if foreign:
+    raise ValueError(
+        f"Invalid checkpoint state loaded from {model_dir}: the state file "
+        f"{path} names checkpoints outside the model_dir ({foreign[:3]}); "
+        "using it would read another model's weights, and rotation by "
+        "keep_checkpoint_max would delete that folder's files. Nothing was "
+        f"changed on disk. Fix: {_state_fix(model_dir, path)}; to use a "
+        "checkpoint of another folder, pass it as checkpoint_path= to "
+        "evaluate, predict or export, or as warm_start_from= to train.")
   return state
+
+
+def _inside(path: str, model_dir: str) -> bool:
+  """Whether checkpoint `path` lies in model_dir (symlinks resolved)."""
+  if "://" in model_dir or "://" in path:
+    folder = posixpath.normpath(model_dir)
+    where = posixpath.normpath(posixpath.dirname(path))
+    return where == folder or where.startswith(folder + "/")
+  folder = os.path.realpath(model_dir)
+  where = os.path.realpath(os.path.dirname(path))
+  return where == folder or where.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _state_fix(model_dir: str, path: str) -> str:
+  """How to repair a state file: name a whole checkpoint of model_dir."""
+  whole = whole_checkpoints(model_dir)
+  if not whole:
+    return (f"no whole checkpoint is in {model_dir}: delete {path} to start "
+            "over there, or restore the checkpoint files it should name")
+  return ("make it name a whole checkpoint of the model_dir, e.g. "
+          f"tf.compat.v1.train.update_checkpoint_state({model_dir!r}, "
+          f"{os.path.basename(whole[0])!r}) (whole ones here: "
+          f"{_names(whole)})")
 
 
 def missing_files(prefix: str) -> List[str]:
@@ -270,6 +311,38 @@ def recover_kept(saver: tf.compat.v1.train.Saver, model_dir: str) -> None:
   state = read_state(model_dir)
   if state is not None:
     saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+
+
+# Names a save writes. TensorFlow writes most through a temporary name and
+# renames it over (a symlink there is replaced), but the sharded Saver's
+# merge writes `<prefix>.index` in place, through a symlink.
+_SAVED_NAME = re.compile(
+    r"^(checkpoint|graph\.pbtxt|.+\.(index|meta|data-\d{5}-of-\d{5}))$")
+
+
+def refuse_symlinked_files(model_dir: str) -> None:
+  """Training must not write through a symlink out of its model_dir.
+
+  Raises:
+    ValueError: a file of a checkpoint (or the state file, graph.pbtxt) in
+      model_dir is a symbolic link; names them and the fix.
+  """
+  if not model_dir or "://" in model_dir or not os.path.isdir(model_dir):
+    return
+  linked = sorted(name for name in os.listdir(model_dir)
+                  if _SAVED_NAME.match(name) and
+                  os.path.islink(os.path.join(model_dir, name)))
+  if linked:
+    shown = {name: os.readlink(os.path.join(model_dir, name))
+             for name in linked[:5]}
+    raise ValueError(
+        f"model_dir {model_dir} holds symbolic links where training saves "
+        f"files ({shown}{' ...' if len(linked) > 5 else ''}); a save would "
+        "write through them into the files they point to. Nothing was "
+        "changed on disk. Fix: replace each link by a copy of its file "
+        "(cp --remove-destination \"$(readlink -f LINK)\" LINK), or train "
+        "into another model_dir (warm_start_from= can start it from these "
+        "checkpoints).")
 
 
 def remove_unfinished_saves(model_dir: str) -> List[str]:

@@ -30,13 +30,17 @@ def _saved_name_and_shape(variable: tf.Variable):
 
 
 def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
-               check_shapes: bool = True) -> None:
+               shapes: bool = True) -> None:
   """Fails, naming the variable, if a checkpoint cannot restore the model.
 
   Runs before a session exists, so nothing on disk is touched on failure.
-  With `check_shapes=False` only missing variables fail (export: the
-  Estimator's Saver restored resource variables of another shape as they
-  were stored).
+
+  Args:
+    checkpoint_path: the checkpoint to restore.
+    variables: the model's variables.
+    shapes: also refuse a variable stored with another shape. False (export,
+      as the Estimator's): the stored value is restored as it is, with a
+      warning.
 
   Raises:
     ValueError: a variable is missing from the checkpoint or has another shape.
@@ -48,7 +52,12 @@ def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
     if name not in stored:
       missing.append(name)
       continue
-    if check_shapes and list(stored[name]) != shape:
+    if list(stored[name]) != shape and not shapes:
+      tf.compat.v1.logging.warning(
+          "Checkpoint %s holds variable %r with shape %s, but the model builds "
+          "it with shape %s; restoring the stored value as it is.",
+          checkpoint_path, name, list(stored[name]), shape)
+    elif list(stored[name]) != shape:
       raise ValueError(
           f"Checkpoint {checkpoint_path} holds variable {name!r} with shape "
           f"{list(stored[name])}, but the model builds it with shape {shape}. "

@@ -6,6 +6,7 @@ one call of a mode to the engine.
 """
 
 import copy
+import numbers
 import os
 import tempfile
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
@@ -33,10 +34,17 @@ from estimator_compat.model_fn_call import (ModelSetup, bound_model_fn,
 from estimator_compat.run_config import RunConfig, default_session_config
 
 
-def _check_positive(name: str, value: Optional[int]) -> None:
-  if value is not None and (not isinstance(value, (int, np.integer)) or
+def _check_positive(name: str, value: Optional[float]) -> None:
+  """Refuses what the Estimator refused: a `steps`/`max_steps` not > 0.
+
+  Any number above 0 is accepted, as by the Estimator; a fractional one
+  (`examples * epochs / batch_size`) stops at the next whole step.
+  """
+  if value is not None and (not isinstance(value, numbers.Real) or
                             value <= 0):
-    raise ValueError(f"Must specify {name} > 0, given: {value!r}.")
+    raise ValueError(
+        f"Must specify {name} > 0, given: {value}. Fix: pass a number of "
+        "steps above 0, or None.")
 
 
 class Estimator:
@@ -159,21 +167,42 @@ class Estimator:
     saving_listeners = front_checks.check_saving_listeners(saving_listeners)
     if self._serve_or_refuse_in_cluster():
       return self
-    latest = checkpoint_files.checkpoint_to_restore(self._model_dir)
-    if latest is None:
-      checkpoint_files.refuse_unnamed_checkpoints(self._model_dir)
-    if self._config.is_chief:
-      checkpoint_files.remove_unfinished_saves(self._model_dir)
-    if max_steps is not None:
-      start = checkpoint_reading.global_step_of(latest)
-      if start >= max_steps:
-        logging.info("Skipping training since max_steps has already saved.")
-        return self
+    # Nothing to write (a read-only model_dir is fine then): no lock.
+    if max_steps is not None and self._skip(max_steps,
+                                            self._usable_newest()):
+      return self
+    # The lock first: a refused trainer must not touch the files (such as
+    # the save in progress) of the one that holds it.
     with model_dir_lock.held(self._model_dir, self._config.is_chief):
+      latest = checkpoint_files.checkpoint_to_restore(self._model_dir)
+      if latest is None:
+        checkpoint_files.refuse_unnamed_checkpoints(self._model_dir)
+      if self._skip(max_steps, latest):
+        return self
+      if self._config.is_chief:
+        checkpoint_files.refuse_symlinked_files(self._model_dir)
+        checkpoint_files.remove_unfinished_saves(self._model_dir)
       self._engine().train(
           setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
           max_steps=max_steps, saving_listeners=saving_listeners)
     return self
+
+  def _usable_newest(self) -> Optional[str]:
+    """The newest checkpoint; None also when it cannot be used (train()
+    refuses it, naming the fix, once it holds the lock)."""
+    try:
+      return checkpoint_files.checkpoint_to_restore(self._model_dir)
+    except (ValueError, tf.errors.OpError):
+      return None
+
+  @staticmethod
+  def _skip(max_steps: Optional[int], latest: Optional[str]) -> bool:
+    """Whether `latest` is at max_steps already (logged)."""
+    if max_steps is None or checkpoint_reading.global_step_of(
+        latest) < max_steps:
+      return False
+    logging.info("Skipping training since max_steps has already saved.")
+    return True
 
   def _serve_or_refuse_in_cluster(self) -> bool:
     """Cluster roles: True if this task served instead of training.

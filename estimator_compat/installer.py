@@ -1,10 +1,9 @@
 """install(): makes `tf.estimator` resolve to estimator_compat."""
 
-import importlib
 import sys
 import types
 
-import tensorflow as tf
+import tensorflow  # noqa: F401  pylint: disable=unused-import
 
 from estimator_compat import module_paths
 
@@ -17,7 +16,12 @@ def install() -> types.ModuleType:
 
   After `estimator_compat.install()`, a legacy file that uses
   `tf.estimator.Estimator`, `tf.compat.v1.estimator.inputs.numpy_input_fn`
-  or `import tensorflow_estimator` runs without edits. The real package's
+  or `import tensorflow_estimator` runs without edits, and so does one that
+  imports them as modules (`import tensorflow.compat.v1.estimator as est`,
+  `from tensorflow.compat.v2.estimator.export import ...`: every
+  `tensorflow.*` path of `module_paths.TF_V1_NAMESPACES` and
+  `TF_V2_NAMESPACES`, and TF 2.15's `tensorflow.python.estimator.*`). The
+  real package's
   public module paths (`tensorflow_estimator.python.estimator.model_fn`,
   `...export.export_output`, `tensorflow_estimator.estimator`, ...; see
   `estimator_compat.module_paths`) become importable too, each with the
@@ -33,10 +37,7 @@ def install() -> types.ModuleType:
     The estimator_compat module.
   """
   package = sys.modules["estimator_compat"]
-  tf.estimator = package
-  tf.compat.v1.estimator = importlib.import_module("estimator_compat.v1")
-  tf.compat.v2.estimator = package
-  sys.modules.setdefault("tensorflow.estimator", package)
+  module_paths.register_tensorflow_namespaces()
   module_paths.register()
   from estimator_compat.distribute import flags as distribution_flags  # pylint: disable=g-import-not-at-top
   distribution_flags.apply()

@@ -57,11 +57,22 @@ def value_and_update(name: str, metric: Any) -> Tuple[Any, Any]:
     ValueError: model_fn never called `update_state` on the metric.
   """
   graph = tf.compat.v1.get_default_graph()
+  updates = updates_of(name, metric)
   variables = list(metric.variables)
   _add_to_collection(graph, _GraphKeys.LOCAL_VARIABLES, variables)
   _add_to_collection(graph, _GraphKeys.METRIC_VARIABLES, variables)
+  return metric.result(), tf.group(*updates)
+
+
+def updates_of(name: str, metric: Any) -> List[tf.Operation]:
+  """The ops `update_state` made for a Keras Metric (see the module doc).
+
+  Raises:
+    ValueError: model_fn never called `update_state` on the metric.
+  """
   if tf.inside_function():
-    updates = _writes_in_function(graph, variables)
+    updates = _writes_in_function(tf.compat.v1.get_default_graph(),
+                                  list(metric.variables))
   else:
     updates = list(metric.updates)
   if not updates:
@@ -69,4 +80,4 @@ def value_and_update(name: str, metric: Any) -> Tuple[Any, Any]:
         f'Please call update_state(...) on the "{metric.name}" metric '
         f"(eval_metric_ops[{name!r}]). Fix: call metric.update_state(labels, "
         "predictions) in model_fn before returning the metric.")
-  return metric.result(), tf.group(*updates)
+  return updates

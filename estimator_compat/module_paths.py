@@ -15,7 +15,7 @@ import importlib
 import importlib.machinery
 import sys
 import types
-from typing import Dict, NamedTuple, Tuple
+from typing import Any, Dict, List, NamedTuple, Tuple
 
 ROOT = "tensorflow_estimator"
 BASE = ROOT + ".python.estimator"
@@ -202,6 +202,35 @@ V1_ALIASES: Tuple[str, ...] = (ROOT + ".estimator",
                                BASE + ".api._v1.estimator")
 API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs", "tpu")
 
+# The `tensorflow.*` namespaces whose `estimator` TF 2.15 answered to as a
+# module too (`import tensorflow.compat.v1.estimator as est`, `from
+# tensorflow.compat.v2.estimator import Estimator`): TensorFlow put the real
+# package's API trees on each namespace's `__path__`. Each with its
+# `API_SUBPACKAGES` (TF 2.15 had `tpu` under the TF1 trees only; it is
+# registered under all, as above, so that no import of it loads a second
+# copy of estimator_compat.tpu through the package's own `__path__`).
+TF_V2_NAMESPACES: Tuple[str, ...] = (
+    "tensorflow", "tensorflow.compat.v2", "tensorflow.compat.v1.compat.v2",
+    "tensorflow.compat.v2.compat.v2", "tensorflow._api.v2.compat.v2",
+    "tensorflow._api.v2.compat.v1.compat.v2",
+    "tensorflow._api.v2.compat.v2.compat.v2")
+TF_V1_NAMESPACES: Tuple[str, ...] = (
+    "tensorflow.compat.v1", "tensorflow.compat.v1.compat.v1",
+    "tensorflow.compat.v2.compat.v1", "tensorflow._api.v2.compat.v1",
+    "tensorflow._api.v2.compat.v1.compat.v1",
+    "tensorflow._api.v2.compat.v2.compat.v1")
+# TF 2.15's own forwarding modules `tensorflow.python.estimator.*` (each the
+# same-named module under `tensorflow_estimator.python.estimator`); those
+# with a module in MODULES are that module.
+TF_PYTHON_ROOT = "tensorflow.python.estimator"
+TF_PYTHON_MODULES: Tuple[str, ...] = (
+    "estimator", "estimator_lib", "model_fn", "run_config", "training",
+    "exporter", "util", "export", "export.export", "export.export_lib",
+    "export.export_output", "inputs", "inputs.inputs", "inputs.numpy_io",
+    "inputs.pandas_io", "canned", "canned.baseline", "canned.dnn",
+    "canned.dnn_linear_combined", "canned.linear", "canned.metric_keys",
+    "canned.prediction_keys")
+
 
 def _missing_name(module_name: str):
   """A module `__getattr__` that names what estimator_compat lacks."""
@@ -258,6 +287,50 @@ def _resolve(source: types.ModuleType, dotted: str) -> object:
   return value
 
 
+def _tensorflow_namespaces(path: str) -> List[Any]:
+  """The TensorFlow module objects of namespace `path` (e.g. tf.compat.v1).
+
+  Importing the path and reading it as attributes from `tensorflow` may give
+  different objects (a TFModuleWrapper and the module it wraps): both.
+  """
+  found = [importlib.import_module(path)]
+  value = sys.modules["tensorflow"]
+  for part in path.split(".")[1:]:
+    value = getattr(value, part)
+  if all(value is not other for other in found):
+    found.append(value)
+  return found
+
+
+def register_tensorflow_namespaces() -> None:
+  """Makes `tensorflow[.compat.vN...].estimator` (and its subpackages) ours.
+
+  Sets the `estimator` attribute of each TensorFlow namespace in
+  TF_V2_NAMESPACES (this package) and TF_V1_NAMESPACES (estimator_compat.v1)
+  and registers `<namespace>.estimator[.<subpackage>]` in `sys.modules`,
+  where absent, so the module forms of the imports work too.
+  """
+  package = importlib.import_module("estimator_compat")
+  v1_namespace = importlib.import_module("estimator_compat.v1")
+  for namespaces, namespace in ((TF_V2_NAMESPACES, package),
+                                (TF_V1_NAMESPACES, v1_namespace)):
+    for path in namespaces:
+      for module in _tensorflow_namespaces(path):
+        setattr(module, "estimator", namespace)
+      sys.modules.setdefault(f"{path}.estimator", namespace)
+      for sub in API_SUBPACKAGES:
+        sys.modules.setdefault(f"{path}.estimator.{sub}",
+                               getattr(namespace, sub))
+
+
+def _register_tensorflow_python() -> None:
+  """TF 2.15's `tensorflow.python.estimator.*`: our modules of those paths."""
+  for path in TF_PYTHON_MODULES:
+    module = sys.modules.get(f"{BASE}.{path}")
+    if module is not None:
+      _register(f"{TF_PYTHON_ROOT}.{path}", module)
+
+
 def register() -> None:
   """Registers the real package's module paths in `sys.modules`.
 
@@ -280,3 +353,4 @@ def register() -> None:
       names[name] = _resolve(source, ours or name)
     _register(f"{BASE}.{entry.path}",
               _new_module(f"{BASE}.{entry.path}", names))
+  _register_tensorflow_python()

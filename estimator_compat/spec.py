@@ -78,6 +78,28 @@ def _check_train_op(train_op: Any, mode: str) -> Any:
   return train_op
 
 
+def _as_scalar_at_run_time(loss: Any) -> Any:
+  """`loss` as a scalar; a step whose loss is not one value fails.
+
+  The Estimator's `tf.reshape(loss, [])` failed such a step with an
+  InvalidArgumentError about a reshape; this one fails it with the same
+  error type, saying what is wrong and the fix. (The value is the sum of the
+  one element, behind the check: a failing reshape would race the check,
+  as Grappler does not keep it after the assert.)
+  """
+  if loss.shape.num_elements() == 1:
+    return tf.reshape(loss, [])
+  check = tf.debugging.assert_equal(
+      tf.size(loss), 1, message=(
+          "Loss must be scalar: the model_fn's loss holds one value per "
+          "example (shape %s) and this batch has more than one. Fix: reduce "
+          "it, e.g. loss = tf.reduce_mean(loss), or use a v1 loss from "
+          "tf.compat.v1.losses, which reduces by default." % loss.shape),
+      summarize=1, name="loss_is_scalar")
+  with tf.control_dependencies([check]):
+    return tf.identity(tf.reduce_sum(loss), name="scalar_loss")
+
+
 def _check_loss(loss: Any, mode: str) -> Any:
   if loss is None:
     if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
@@ -90,15 +112,17 @@ def _check_loss(loss: Any, mode: str) -> Any:
         f"loss must be Tensor, given: {loss}. Fix: return a scalar tensor "
         "such as tf.reduce_mean(per_example_loss).")
   shape = loss.shape
+  if shape.num_elements() not in (None, 1):
+    raise ValueError(
+        f"Loss must be scalar, given: {loss}. A per-example loss cannot be "
+        "minimized as one number. Fix: reduce it, e.g. loss = "
+        "tf.reduce_mean(loss), or use a v1 loss from tf.compat.v1.losses, "
+        "which reduces by default.")
   if shape.rank is not None and shape.rank > 0:
-    if shape.num_elements() != 1:
-      # Stricter than the Estimator for a (None,) shape: see decisions.md.
-      raise ValueError(
-          f"Loss must be scalar, given: {loss} (shape {shape}). A per-example "
-          "loss cannot be minimized as one number. Fix: reduce it, e.g. "
-          "loss = tf.reduce_mean(loss), or use a v1 loss from "
-          "tf.compat.v1.losses, which reduces by default.")
-    loss = tf.reshape(loss, [])
+    # As the Estimator: a shape that may hold one value ((None,), (1,),
+    # (None, 1)) is reshaped to a scalar; at run time a batch whose loss
+    # holds more than one value fails the step (see decisions.md).
+    loss = _as_scalar_at_run_time(loss)
   _check_graph(loss, "loss", _name_of(loss))
   return loss
 
@@ -167,6 +191,11 @@ def _check_metrics(eval_metric_ops: Optional[Mapping[str, Any]]) -> dict:
   metrics = dict(eval_metric_ops)
   for key, value in metrics.items():
     if isinstance(value, tf.keras.metrics.Metric):
+      # As the Estimator: updates first, then their graph and that of the
+      # variables the result reads.
+      for item in (keras_metrics.updates_of(key, value) +
+                   list(value.variables)):
+        _check_graph(item, "eval_metric_ops", f"{key}: {_name_of(item)}")
       # As the Estimator: a (value, update op) pair from here on.
       metrics[key] = keras_metrics.value_and_update(key, value)
       continue

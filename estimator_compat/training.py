@@ -174,24 +174,23 @@ class _Evaluator:
     self.last_step: Optional[int] = None
     self.export_results: List[Any] = []
 
-  def evaluate_and_export(self, is_final: bool) -> None:
+  def evaluate_and_export(self) -> None:
     checkpoint = self._estimator.latest_checkpoint()
     if not checkpoint:
       logging.warning("No checkpoint to evaluate yet; skipping evaluation.")
       return
     checkpoint_files.retry_if_rotated(
-        lambda path: self._evaluate_and_export(path, is_final), checkpoint,
-        self._estimator.model_dir)
+        self._evaluate_and_export, checkpoint, self._estimator.model_dir)
 
-  def _evaluate_and_export(self, checkpoint: str, is_final: bool) -> None:
+  def _evaluate_and_export(self, checkpoint: str) -> None:
     result = self._estimator.evaluate(
         self._spec.input_fn, steps=self._spec.steps, hooks=self._spec.hooks,
         checkpoint_path=checkpoint, name=self._spec.name)
     self.last_result, self.last_step = result, int(result["global_step"])
-    # As the Estimator: the export is final once max_steps is reached (and,
-    # without max_steps, for the evaluation after training ends).
-    is_final = is_final or (self._max_steps is not None and
-                            self.last_step >= self._max_steps)
+    # As the Estimator: the export is final only when the evaluated step has
+    # reached max_steps, never without max_steps or when training ended
+    # earlier (at the end of its input).
+    is_final = bool(self._max_steps) and self.last_step >= self._max_steps
     self.export_results = []
     for exporter in self._spec.exporters:
       path = os.path.join(self._estimator.model_dir, "export", exporter.name)
@@ -216,7 +215,7 @@ class _EvaluateAfterSave(CheckpointSaverListener):
     if time.time() - self._last_time < self._throttle_secs:
       return
     self._last_time = time.time()
-    self._evaluator.evaluate_and_export(is_final=False)
+    self._evaluator.evaluate_and_export()
 
 
 def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
@@ -272,7 +271,7 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
                   [listener])
   final_step = global_step_of(estimator.latest_checkpoint())
   if evaluator.last_step is None or evaluator.last_step != final_step:
-    evaluator.evaluate_and_export(is_final=True)
+    evaluator.evaluate_and_export()
   return evaluator.last_result, evaluator.export_results
 
 
@@ -299,7 +298,7 @@ def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
   if not config.is_chief:
     return None, []
   evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
-  evaluator.evaluate_and_export(is_final=True)
+  evaluator.evaluate_and_export()
   cluster_tasks.mark_done(estimator.model_dir)
   return evaluator.last_result, evaluator.export_results
 
@@ -316,11 +315,11 @@ def _run_evaluator_task(estimator: Estimator, eval_spec: EvalSpec,
     latest = estimator.latest_checkpoint()
     if latest and latest != evaluated:
       step = global_step_of(latest)
-      final = chief_done or (max_steps is not None and step >= max_steps)
+      last = chief_done or (max_steps is not None and step >= max_steps)
       begun = time.time()
-      evaluator.evaluate_and_export(is_final=final)
+      evaluator.evaluate_and_export()
       evaluated = latest
-      if final:
+      if last:
         break
       time.sleep(max(0.0, eval_spec.throttle_secs - (time.time() - begun)))
     elif chief_done:

@@ -29,19 +29,51 @@ def _assert_nothing_written(model_dir):
   assert not os.path.exists(os.path.join(str(model_dir), "checkpoint"))
 
 
-def test_non_scalar_loss(tmp_path):
+def _per_example_loss_fn(static_rows=None):
+  """A model_fn whose loss is per example: shape (None,), or (rows,)."""
   def model_fn(features, labels, mode):
     logits = tf.compat.v1.layers.dense(features["x"], models.CLASSES)
     loss = tf.keras.losses.sparse_categorical_crossentropy(
-        labels, logits, from_logits=True)  # per-example: shape (None,)
-    train_op = tf.compat.v1.train.AdamOptimizer().minimize(loss)
+        labels, logits, from_logits=True)
+    if static_rows is not None:
+      loss = tf.ensure_shape(loss, [static_rows])
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
     return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+  return model_fn
 
-  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
-  with pytest.raises(ValueError, match=r"Loss must be scalar.*shape \(None,\)"
-                     r".*Fix: reduce it"):
+
+def test_loss_of_static_shape_with_more_values_is_refused(tmp_path):
+  # As the Estimator: a static shape holding more than one value is refused
+  # by EstimatorSpec, before anything is written.
+  est = tfe.Estimator(_per_example_loss_fn(16), model_dir=str(tmp_path))
+  with pytest.raises(ValueError, match=r"^Loss must be scalar, given: "
+                     r".*shape=\(16,\).*Fix: reduce it"):
     est.train(models.input_fn(), steps=2)
   _assert_nothing_written(tmp_path)
+
+
+def test_per_example_loss_fails_the_first_batch_of_more_than_one(tmp_path):
+  # As the Estimator: a (None,) loss passes EstimatorSpec and is reshaped to
+  # a scalar at run time, so a batch of 16 fails the first step (after
+  # model.ckpt-0, as there), with the same error type; ours names the fix.
+  est = tfe.Estimator(_per_example_loss_fn(), model_dir=str(tmp_path))
+  with pytest.raises(tf.errors.InvalidArgumentError,
+                     match=r"Loss must be scalar.*Fix: reduce it"):
+    est.train(models.input_fn(), steps=2)
+  assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-0")
+  with pytest.raises(tf.errors.InvalidArgumentError,
+                     match=r"Loss must be scalar.*Fix: reduce it"):
+    est.evaluate(models.input_fn(num_epochs=1))
+
+
+def test_per_example_loss_at_batch_size_one_trains_and_evaluates(tmp_path):
+  est = tfe.Estimator(_per_example_loss_fn(), model_dir=str(tmp_path))
+  est.train(models.input_fn(batch_size=1), steps=3)
+  metrics = est.evaluate(models.input_fn(batch_size=1, num_epochs=1,
+                                         rows=5))
+  assert metrics["global_step"] == 3
+  assert metrics["loss"] > 0
 
 
 @pytest.mark.parametrize("returned", ["data/train.csv", 3.5])

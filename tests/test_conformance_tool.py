@@ -1,6 +1,7 @@
 """tools/conformance.py: per-test outcomes, hang recovery and the lists."""
 
 import importlib.util
+import json
 import os
 import sys
 import textwrap
@@ -88,7 +89,69 @@ def test_committed_lists_are_consistent():
   assert len(conformance.counted_tests(core_files)) == 352
   assert len(conformance.counted_tests(head_files)) == 112
   assert len(conformance.counted_tests(linear_files)) == 142
-  assert len(conformance.counted_tests(dnn_files)) == 227
+  assert len(conformance.counted_tests(dnn_files)) == 184
+
+
+def test_testcase_helpers_are_counted_in_no_file():
+  counted = conformance.counted_tests(list(conformance.TEST_FILES))
+  reference = conformance.read_id_file(conformance.REFERENCE_FILE)
+  helpers = [t for t in reference if t.endswith("::test_session")]
+  assert len(helpers) == 72  # The rule has something to leave out.
+  assert [t for t in counted if t.endswith("::test_session")] == []
+  # Only the method itself: test_session_master_* are tests of the file.
+  assert ("run_config_test.py::RunConfigDistributedSettingTest::"
+          "test_session_master_for_local") in counted
+
+
+def test_the_default_engine_runs_with_no_engine_set_and_comes_first():
+  env = {"ESTIMATOR_COMPAT_ENGINE": "graph", "OTHER": "1"}
+  assert conformance.engines_of("all") == ["default", "graph", "function"]
+  assert conformance.engine_env(env, "default") == {"OTHER": "1"}
+  assert conformance.engine_env(env, "function") == {
+      "ESTIMATOR_COMPAT_ENGINE": "function", "OTHER": "1"}
+
+
+def test_the_table_has_a_default_engine_column_first(tmp_path, capsys):
+  test_id = "model_fn_test.py::EstimatorSpecTrainTest::testRequiredArgumentsSet"
+  assert test_id in conformance.counted_tests(["model_fn_test.py"])
+  for engine, outcome in (("default", "passed"), ("graph", "failed"),
+                          ("function", "failed")):
+    (tmp_path / f"{engine}.json").write_text(
+        json.dumps({test_id: {"outcome": outcome}}))
+
+  conformance.main(["--table-from", str(tmp_path), "--files",
+                    "model_fn_test.py"])
+
+  lines = capsys.readouterr().out.splitlines()
+  assert lines[0].split()[2:] == ["default", "pass", "graph", "pass",
+                                  "function", "pass"]
+  total = lines[-1].split()  # total, counted, then "N (P%)" per column.
+  assert (total[0], total[2], total[5], total[8]) == ("total", "1", "0", "0")
+
+
+def test_a_relative_out_directory_receives_the_results(tmp_path, monkeypatch):
+  checkout = tmp_path / "estimator"
+  test_dir = checkout / conformance.TEST_DIR
+  for name in conformance.TEST_FILES + conformance.SUPPORT_FILES:
+    (test_dir / name).parent.mkdir(parents=True, exist_ok=True)
+    (test_dir / name).write_text("")
+  (test_dir / "model_fn_test.py").write_text(textwrap.dedent("""
+      import unittest
+
+      class AFakeTest(unittest.TestCase):
+
+        def test_passes(self):
+          pass
+  """))
+  monkeypatch.chdir(tmp_path)
+
+  conformance.main([str(checkout), "--reference", "--files",
+                    "model_fn_test.py", "--out", "results",
+                    "--write-reference", "passing.txt"])
+
+  assert "model_fn_test.py::AFakeTest::test_passes" in conformance.read_id_file(
+      "passing.txt")
+  assert (tmp_path / "results" / "reference-model_fn_test.py.jsonl").exists()
 
 
 def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):

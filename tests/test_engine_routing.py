@@ -18,6 +18,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat import cluster
+from estimator_compat.engines import dispatch
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import (
     NeedsGraphEngine, UnsupportedOnFunctionEngine)
@@ -134,6 +135,53 @@ def test_parameter_server_step_refuses_during_its_trace(tmp_path):
   with pytest.raises(NeedsGraphEngine, match="Scaffold.init_fn"):
     step_fn.function.get_concrete_function(iterator, tf.constant(0, tf.int64))
   assert step_fn.spec is None  # Nothing kept from the failed trace.
+
+
+def _init_fn_in_training(features, labels, mode):
+  """sm.model_fn whose Scaffold.init_fn (w = 3) is set in TRAIN mode only."""
+  field = "init_fn" if mode == tfe.ModeKeys.TRAIN else None
+  return sm.model_fn(features, labels, mode, {"field": field})
+
+
+def test_evaluate_inside_a_graph_engine_run_runs_on_the_function_engine(
+    tmp_path, caplog, monkeypatch):
+  # train_and_evaluate with throttle_secs=0 evaluates after each checkpoint,
+  # from the graph engine's saving listener: inside its TF1 graph, though
+  # the program never disabled eager execution. That evaluation needs no
+  # graph engine: it runs on the function engine, with one log line.
+  monkeypatch.setattr(dispatch, "_inside_graph_logged", set())
+  est = tfe.Estimator(_init_fn_in_training, model_dir=str(tmp_path),
+                      config=tfe.RunConfig(save_checkpoints_steps=1))
+  with caplog.at_level(logging.INFO):
+    metrics, _ = tfe.train_and_evaluate(
+        est, tfe.TrainSpec(sm.input_fn, max_steps=2),
+        tfe.EvalSpec(sm.input_fn, steps=None, throttle_secs=0,
+                     start_delay_secs=0))
+  messages = [r.getMessage() for r in caplog.records]
+  assert sm.routed_to_graph(caplog) == [_LINE.format(call="train")]
+  assert not [m for m in messages if "Eager execution is disabled" in m]
+  inside = [m for m in messages if "called inside a TF1 graph" in m]
+  assert inside == [
+      "evaluate() was called inside a TF1 graph (from a hook or saving "
+      "listener of a graph-engine run, or under `with "
+      "tf.Graph().as_default()`) while eager execution is on: it runs in a "
+      "fresh eager context of its own, where it picks its engine as any "
+      "other call (logged once)."]
+  evaluated = [m for m in messages if m.startswith("Saving dict for global")]
+  assert len(evaluated) >= 2, messages
+  assert metrics["w"] == 3.0 and metrics["global_step"] == 2
+
+
+def test_calls_under_a_users_graph_run_as_any_other(tmp_path, caplog):
+  # The Estimator built each call's graph afresh, whatever graph was the
+  # default; a call under `with tf.Graph().as_default()` runs as outside.
+  est = sm.estimator(tmp_path)
+  with tf.Graph().as_default(), caplog.at_level(logging.INFO):
+    est.train(sm.input_fn, steps=2)
+    assert est.evaluate(sm.input_fn)["w"] == 1.0
+    predictions = [p["p"] for p in est.predict(sm.input_fn)]
+  assert sm.routed_to_graph(caplog) == []
+  np.testing.assert_allclose(np.ravel(predictions), [0.0, 1.0, 2.0, 3.0])
 
 
 def _tf1_mode_program(engine, strategy="none"):

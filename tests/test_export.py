@@ -251,3 +251,30 @@ def test_supervised_receivers_export_train_and_eval_graphs(trained, tmp_path):
       tfe.inputs.numpy_input_fn({"x": x}, y, batch_size=8, shuffle=False,
                                 num_epochs=1))["loss"]
   np.testing.assert_allclose(loss, expected, rtol=1e-5)
+
+
+def test_a_stored_value_of_another_shape_is_exported_as_stored(tmp_path):
+  # The Estimator's Saver restored it without a shape check: a serving input
+  # narrower than the training one exports (checked on TF 2.15: the
+  # SavedModel holds the trained [3, 1] value).
+  def model_fn(features, labels, mode):
+    del labels
+    x = features["x"]
+    w = tf.compat.v1.get_variable("w", [x.shape[-1], 1])
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tfe.EstimatorSpec(mode, predictions={"y": tf.matmul(x, w)},
+                             loss=loss, train_op=train_op)
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+  est.train(lambda: {"x": tf.ones([2, 3])}, steps=2)
+
+  def receiver_fn():
+    x = tf.compat.v1.placeholder(tf.float32, [None, 1])
+    return tfe.export.ServingInputReceiver({"x": x}, {"x": x})
+
+  path = est.export_saved_model(str(tmp_path / "export"), receiver_fn)
+  exported = tf.train.load_variable(
+      os.path.join(path.decode(), "variables", "variables"), "w")
+  np.testing.assert_array_equal(exported, est.get_variable_value("w"))

@@ -107,3 +107,32 @@ def test_after_create_session_with_a_feed_dict(engine_name, caplog, tmp_path):
   if est is not None:
     assert hook.values[-1] == 6.0
     assert est.get_variable_value("global_step") == 2
+
+
+def _local_initializer_model_fn(features, labels, mode):
+  """Builds tf.compat.v1.local_variables_initializer(), as TF1 code did."""
+  w = tf.compat.v1.get_variable(
+      "w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+  loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+  mean, update = tf.compat.v1.metrics.mean(loss)
+  tf.compat.v1.local_variables_initializer()
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=tf.group(train_op, update),
+                           eval_metric_ops={"mean_loss": (mean, update)})
+
+
+def test_local_variables_initializer_in_model_fn(engine_name, caplog,
+                                                 tmp_path):
+  # It was a TypeError inside TensorFlow on the function engine (its
+  # variables, made eagerly, have no initializer op to group).
+  est = _train(engine_name, caplog, tmp_path, _local_initializer_model_fn)
+  if est is not None:
+    w = 1.0  # Two SGD steps on mean((2w - 1)^2), as above.
+    for _ in range(2):
+      w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+    np.testing.assert_allclose(est.get_variable_value("w").ravel(), [w, w],
+                               rtol=1e-6)
+    result = est.evaluate(_input_fn, steps=1)
+    np.testing.assert_allclose(result["mean_loss"], (2.0 * w - 1.0) ** 2,
+                               rtol=1e-5)

@@ -170,6 +170,66 @@ def test_install_makes_the_real_module_paths_importable():
   assert result.stdout.split() == ["ok"]
 
 
+# The tensorflow.* paths of the Estimator's API trees that TF 2.15 imported as
+# modules (checked there by importing each; `tensorflow._api.v2.estimator`
+# and the TF2 trees' `tpu` did not import).
+_V2_TREES = ("tensorflow", "tensorflow.compat.v2",
+             "tensorflow.compat.v1.compat.v2", "tensorflow.compat.v2.compat.v2",
+             "tensorflow._api.v2.compat.v2",
+             "tensorflow._api.v2.compat.v1.compat.v2",
+             "tensorflow._api.v2.compat.v2.compat.v2")
+_V1_TREES = ("tensorflow.compat.v1", "tensorflow.compat.v1.compat.v1",
+             "tensorflow.compat.v2.compat.v1", "tensorflow._api.v2.compat.v1",
+             "tensorflow._api.v2.compat.v1.compat.v1",
+             "tensorflow._api.v2.compat.v2.compat.v1")
+
+
+def test_install_makes_the_tensorflow_estimator_paths_modules():
+  result = _run(f"""
+      import importlib
+      import sys
+      import estimator_compat as ec
+      ec.install()
+      import tensorflow as tf
+      import tensorflow.compat.v1.estimator as est
+      from tensorflow.compat.v1.estimator import EstimatorSpec
+      from tensorflow.compat.v2.estimator import Estimator
+      from tensorflow.compat.v1.estimator.tpu import TPUEstimator
+      from tensorflow.compat.v1.estimator.inputs import numpy_input_fn
+      from tensorflow.estimator.export import ServingInputReceiver
+      from tensorflow.python.estimator.model_fn import EstimatorSpec as Spec
+      from tensorflow.python.estimator.canned import dnn
+      assert est is ec.v1 is tf.compat.v1.estimator
+      assert EstimatorSpec is Spec is ec.EstimatorSpec
+      assert Estimator is ec.Estimator and TPUEstimator is ec.tpu.TPUEstimator
+      assert numpy_input_fn is ec.inputs.numpy_input_fn
+      assert ServingInputReceiver is ec.export.ServingInputReceiver
+      assert dnn.DNNClassifierV2 is ec.canned.dnn.DNNClassifierV2
+      for trees, namespace in (({_V2_TREES!r}, ec), ({_V1_TREES!r}, ec.v1)):
+        for tree in trees:
+          module = importlib.import_module(tree + ".estimator")
+          assert module is namespace, tree
+          for sub in ("experimental", "export", "inputs", "tpu"):
+            sub_module = importlib.import_module(f"{{tree}}.estimator.{{sub}}")
+            assert sub_module is getattr(namespace, sub), (tree, sub)
+      value = tf
+      for part in ("compat", "v1", "compat", "v2", "estimator"):
+        value = getattr(value, part)
+      assert value is ec
+      # One copy of each module: none loaded again under a tensorflow.* name.
+      copies = [name for name, module in sys.modules.items()
+                if name.startswith("tensorflow.") and
+                getattr(module, "__file__", "") and
+                "estimator_compat" in module.__file__ and
+                module not in (ec, ec.v1, ec.tpu, ec.inputs, ec.export,
+                               ec.experimental, ec.v1.experimental)]
+      assert not copies, copies
+      print("ok")
+  """)
+  assert result.returncode == 0, result.stderr
+  assert result.stdout.split() == ["ok"]
+
+
 def test_module_paths_lack_what_we_do_not_implement():
   result = _run("""
       import tensorflow as tf

@@ -42,13 +42,22 @@ def test_required_fields_by_mode(graph):
 
 def test_non_scalar_loss_names_shape_and_fix(graph):
   del graph
-  per_example = tf.compat.v1.placeholder(tf.float32, [None])
-  with pytest.raises(ValueError,
-                     match=r"Loss must be scalar.*\(None,\).*tf.reduce_mean"):
-    tfe.EstimatorSpec(tfe.ModeKeys.TRAIN, loss=per_example,
-                      train_op=tf.no_op())
-  with pytest.raises(ValueError, match=r"Loss must be scalar.*\(2,\)"):
+  with pytest.raises(ValueError, match=r"^Loss must be scalar, given: .*"
+                     r"shape=\(2,\).*tf.reduce_mean"):
     tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant([1.0, 2.0]))
+
+
+def test_per_example_loss_becomes_scalar_checked_at_run_time(graph):
+  # As the Estimator: a loss whose static shape may hold one value passes.
+  per_example = tf.compat.v1.placeholder(tf.float32, [None])
+  spec = tfe.EstimatorSpec(tfe.ModeKeys.TRAIN, loss=per_example,
+                           train_op=tf.no_op())
+  assert spec.loss.shape.rank == 0
+  with tf.compat.v1.Session(graph=graph) as session:
+    assert session.run(spec.loss, {per_example: [2.5]}) == 2.5
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Loss must be scalar.*Fix: reduce it"):
+      session.run(spec.loss, {per_example: [1.0, 2.0]})
 
 
 def test_single_element_loss_becomes_scalar(graph):
@@ -109,6 +118,26 @@ def test_tensors_from_another_graph_are_rejected(graph, field):
   with pytest.raises(ValueError,
                      match="(?s)must be from the default graph.*Fix"):
     tfe.EstimatorSpec(**fields)
+
+
+def test_a_keras_metric_from_another_graph_is_rejected(graph):
+  del graph
+  with tf.Graph().as_default():
+    elsewhere = tf.keras.metrics.Mean()
+    elsewhere.update_state(tf.constant(1.0))
+  with pytest.raises(ValueError,
+                     match="(?s)must be from the default graph.*Fix"):
+    tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                      eval_metric_ops={"metric": elsewhere})
+
+
+def test_a_keras_metric_without_updates_is_named_before_its_graph(graph):
+  del graph
+  with tf.Graph().as_default():
+    never_updated = tf.keras.metrics.Mean()
+  with pytest.raises(ValueError, match=r"Please call update_state\(...\)"):
+    tfe.EstimatorSpec(tfe.ModeKeys.EVAL, loss=tf.constant(1.0),
+                      eval_metric_ops={"mean": never_updated})
 
 
 def test_predict_mode_gets_a_default_serving_output(graph):

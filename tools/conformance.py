@@ -2,14 +2,17 @@
 
 Usage (see tools/conformance.sh):
 
-  python tools/conformance.py CHECKOUT [--engine graph|function|both]
+  python tools/conformance.py CHECKOUT [--engine all|default|graph|function]
 
 CHECKOUT is a checkout of github.com/tensorflow/estimator at tag v2.15.0.
 Its test files are copied, unchanged, to a temporary directory and run with
-pytest after `estimator_compat.install()`, once per engine (through
-$ESTIMATOR_COMPAT_ENGINE). Only the counted tests run: those that pass on the
+pytest after `estimator_compat.install()`, once per engine: the default
+engine (nothing set: what users get, rerouting to the graph engine where the
+function engine cannot be exact), then each engine forced through
+$ESTIMATOR_COMPAT_ENGINE. Only the counted tests run: those that pass on the
 real Estimator (tools/conformance_reference_passing.txt) minus those that
-need the real package's private names (tools/conformance_exclusions.txt).
+need the real package's private names (tools/conformance_exclusions.txt) and
+tf.test.TestCase's own helpers that pytest collects (TESTCASE_HELPERS).
 Each test has a time limit; a test that hangs or crashes the process is
 recorded as such and the file carries on after it.
 
@@ -55,6 +58,12 @@ TEST_FILES += ("canned/linear_test.py", "canned/linear_estimator_test.py",
 REFERENCE_FILE = os.path.join(TOOLS, "conformance_reference_passing.txt")
 EXCLUSIONS_FILE = os.path.join(TOOLS, "conformance_exclusions.txt")
 TAG = "v2.15.0"
+# Methods of tf.test.TestCase that pytest collects as tests in every class of
+# every file: helpers of the test case, not tests of the file.
+TESTCASE_HELPERS = ("test_session",)
+# The columns: the default engine (no $ESTIMATOR_COMPAT_ENGINE), then each
+# engine forced.
+ENGINES = ("default", "graph", "function")
 MAX_RESTARTS = 60
 
 
@@ -168,7 +177,23 @@ def counted_tests(files: List[str]) -> Set[str]:
   """Tests passing on the real Estimator, minus the excluded, in `files`."""
   reference = set(read_id_file(REFERENCE_FILE))
   excluded = set(read_id_file(EXCLUSIONS_FILE))
-  return {t for t in reference - excluded if t.split("::")[0] in files}
+  return {t for t in reference - excluded
+          if t.split("::")[0] in files
+          and t.split("::")[-1] not in TESTCASE_HELPERS}
+
+
+def engine_env(env: Dict[str, str], engine: str) -> Dict[str, str]:
+  """`env` for one column: the engine forced, or none set for "default"."""
+  env = dict(env)
+  env.pop("ESTIMATOR_COMPAT_ENGINE", None)
+  if engine != "default":
+    env["ESTIMATOR_COMPAT_ENGINE"] = engine
+  return env
+
+
+def engines_of(choice: str) -> List[str]:
+  """The engines an --engine value runs, in column order."""
+  return list(ENGINES) if choice == "all" else [choice]
 
 
 def print_table(counted: Set[str], by_engine: Dict[str, Dict[str, dict]],
@@ -217,16 +242,15 @@ def run_engines(args, work: str, out_dir: str,
                 base_env: Dict[str, str]) -> None:
   """Runs the counted tests on each engine after install(); prints the table."""
   counted = counted_tests(args.files)
-  engines = ["graph", "function"] if args.engine == "both" else [args.engine]
   env = dict(base_env, CONFORMANCE_INSTALL="1",
              PYTHONPATH=os.pathsep.join([ROOT, TOOLS]))
   by_engine = {}
-  for engine in engines:
+  for engine in engines_of(args.engine):
     results = {}
     for name in args.files:
       results.update(run_file(
-          args.python, work, name, dict(env, ESTIMATOR_COMPAT_ENGINE=engine),
-          counted, args.timeout, out_dir, engine))
+          args.python, work, name, engine_env(env, engine), counted,
+          args.timeout, out_dir, engine))
     by_engine[engine] = results
     with open(os.path.join(out_dir, f"{engine}.json"), "w") as f:
       json.dump(results, f, indent=1, sort_keys=True)
@@ -237,9 +261,9 @@ def run_engines(args, work: str, out_dir: str,
 def print_saved_table(args) -> None:
   """The table of an earlier run's --out, with the current lists."""
   by_engine = {}
-  for engine in ("graph", "function"):
+  for engine in engines_of(args.engine):
     path = os.path.join(args.table_from, f"{engine}.json")
-    if os.path.exists(path) and args.engine in (engine, "both"):
+    if os.path.exists(path):
       with open(path) as f:
         by_engine[engine] = json.load(f)
   print_table(counted_tests(args.files), by_engine, args.files)
@@ -249,8 +273,9 @@ def main(argv: Optional[List[str]] = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("checkout", nargs="?",
                       help=f"tensorflow/estimator at {TAG}")
-  parser.add_argument("--engine", choices=("graph", "function", "both"),
-                      default="both")
+  parser.add_argument("--engine", choices=("all",) + ENGINES, default="all",
+                      help="all (the default): the default engine, then "
+                      "graph and function forced; or one of them")
   parser.add_argument("--python", default=sys.executable,
                       help="the Python to run the tests with")
   parser.add_argument("--timeout", type=float, default=90.0,
@@ -272,14 +297,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.error("give the path of a tensorflow/estimator checkout at " + TAG)
 
   test_dir = check_checkout(args.checkout)
-  out_dir = args.out or tempfile.mkdtemp(prefix="conformance-")
+  # Absolute: the tests run in another working directory.
+  out_dir = os.path.abspath(args.out or tempfile.mkdtemp(prefix="conformance-"))
   os.makedirs(out_dir, exist_ok=True)
   work = tempfile.mkdtemp(prefix="conformance-tests-")
   copy_tests(test_dir, work)
   base_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2",
                   CUDA_VISIBLE_DEVICES="")
   base_env.pop("TF_CONFIG", None)
-  base_env.pop("ESTIMATOR_COMPAT_ENGINE", None)
   try:
     if args.reference:
       run_reference(args, work, out_dir, base_env)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs the real Estimator's own tests (tensorflow/estimator at v2.15.0) against
-# estimator_compat on each engine and prints how many of the counted tests pass.
+# estimator_compat on the default engine and on each engine forced, and prints
+# how many of the counted tests pass.
 #
-#   tools/conformance.sh PATH_TO_TENSORFLOW_ESTIMATOR_CHECKOUT [--engine graph|function|both]
+#   tools/conformance.sh PATH_TO_TENSORFLOW_ESTIMATOR_CHECKOUT [--engine all|default|graph|function]
 #
 # Other options: see `tools/conformance.sh X --help` (tools/conformance.py).
 # Python: $PYTHON, else .venv/bin/python in the repository, else python3.

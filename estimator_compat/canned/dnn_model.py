@@ -21,6 +21,7 @@ import tensorflow as tf
 from tensorflow.python.feature_column import feature_column_lib
 from tensorflow.python.framework import ops
 
+from estimator_compat.engines.function.legacy_updates import keras_updates
 from estimator_compat.engines.function.session import NeedsGraphEngine
 from estimator_compat.mode_keys import ModeKeys
 
@@ -241,10 +242,6 @@ def dnn_scope_v1(features: Any, partitioner: Any):
       "dnn", values=tuple(features.values()), partitioner=partitioner)
 
 
-def _update_ops(graph: Any) -> list:
-  return list(graph.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS))
-
-
 def build_logits_v2(units: int, hidden_units: Iterable[int],
                     feature_columns: Sequence[Any], activation_fn: Callable,
                     dropout: Optional[float], batch_norm: bool, features: Any,
@@ -253,16 +250,17 @@ def build_logits_v2(units: int, hidden_units: Iterable[int],
 
   The update ops (batch norm moving averages) are the Model's `updates`; in
   a function trace tf-keras leaves those out, and the function engine has
-  put them in UPDATE_OPS instead, so the new ones there are taken.
+  recorded them (legacy_updates.keras_updates), so the new ones there are
+  taken.
   """
   check_units(units)
   graph = tf.compat.v1.get_default_graph()
-  before = _update_ops(graph)
+  before = keras_updates(graph)
   model = DNNModelV2(units, hidden_units, feature_columns, activation_fn,
                      dropout, batch_norm, name="dnn")
   logits = model(features, mode)
   update_ops = list(model.updates)
   if not update_ops:
-    update_ops = [op for op in _update_ops(graph)
+    update_ops = [op for op in keras_updates(graph)
                   if not any(op is seen for seen in before)]
   return logits, model.trainable_variables, update_ops

@@ -24,6 +24,7 @@ The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
 """
 
 import dataclasses
+import math
 import time
 from typing import Any, Dict, Optional, Protocol, Sequence, Tuple
 
@@ -42,10 +43,14 @@ class StepsRun:
     steps: how many steps the call accounts for.
     loss: the loss of its last step; None when unknown.
     values: the hooks' fetches, by fetch key.
+    ended: the input ended inside the call, after `steps` steps: `loss` is
+      the last of those, and `values` is empty (no hook sees them, as no
+      after_run followed a TF1 session run that hit the end).
   """
   steps: int
   loss: Optional[float]
   values: Dict[str, Any]
+  ended: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,11 +64,13 @@ class Advanced:
     regular: every step moved global_step by exactly one (else the call
       stopped after the first that did not).
     ended: the input ended inside the call.
+    loss: the loss of the last step that ran; None when none ran.
   """
   steps: int
   nan_loss: Optional[float] = None
   regular: bool = True
   ended: bool = False
+  loss: Optional[float] = None
 
 
 class TrainRunner(Protocol):
@@ -74,7 +81,8 @@ class TrainRunner(Protocol):
     """Runs up to `num_steps` steps (never past `steps_left`, None: no limit).
 
     Returns:
-      What ran and the `fetches`, or None once the input has ended.
+      What ran and the `fetches`; None when the input ended before any
+      step ran (`ended` when it ended after some).
     """
 
   def global_step(self, counted: int) -> int:
@@ -269,12 +277,16 @@ class CallSizer:
     self._limit = max(1, min(self._most, 4 * self._limit, fits))
 
 
-def step_target(start: int, steps: Optional[int],
-                max_steps: Optional[int]) -> Optional[int]:
-  """The global step training stops at; None: until input or hooks stop."""
+def step_target(start: int, steps: Optional[float],
+                max_steps: Optional[float]) -> Optional[int]:
+  """The global step training stops at; None: until input or hooks stop.
+
+  StopAtStepHook stops at the first step >= `start + steps` (or
+  `max_steps`), so a fractional one stops at the next whole step.
+  """
   if max_steps is not None:
-    return max_steps
-  return start + steps if steps is not None else None
+    return math.ceil(max_steps)
+  return math.ceil(start + steps) if steps is not None else None
 
 
 class TrainingController:
@@ -336,8 +348,10 @@ class TrainingController:
       if self._automatic:
         planned = 1 if guard.fixing else self._plan(current, target)
         if planned > 1 and hasattr(runner, "advance"):
-          current, go_on, complete = self._advance(planned - 1, current,
-                                                   guard)
+          current, go_on, complete, loss = self._advance(planned - 1,
+                                                         current, guard)
+          if loss is not None:
+            last_loss = loss
           if not go_on:
             break
           if not complete:
@@ -367,6 +381,8 @@ class TrainingController:
       guard.after_call(current, run.steps)
       before = current
       current = runner.global_step(current + run.steps)
+      if run.ended:
+        break
       if checkpoints.due(current):
         # The saved step must be exact: settle the work still in flight.
         guard.add(runner.settle())
@@ -407,7 +423,8 @@ class TrainingController:
     return max(1, planned)
 
   def _advance(self, num_steps: int, current: int,
-               guard: GlobalStepGuard) -> Tuple[int, bool, bool]:
+               guard: GlobalStepGuard
+              ) -> Tuple[int, bool, bool, Optional[float]]:
     """Runs `num_steps` steps no hook sees.
 
     The hooks count them as steps they saw without acting (which, by the
@@ -417,7 +434,8 @@ class TrainingController:
     automatic mode off (the cadences count one per step).
 
     Returns:
-      (the global step, whether training goes on, whether all ran).
+      (the global step, whether training goes on, whether all ran, the
+      loss of the last step that ran or None).
     """
     cadence = self._cadence
     cadence.skip(num_steps)
@@ -432,6 +450,6 @@ class TrainingController:
     if not done.regular:
       self._automatic = False
     if done.nan_loss is not None and cadence.nan_seen(done.nan_loss):
-      return current, False, False
+      return current, False, False, done.loss
     return current, not done.ended, (done.steps == num_steps and
-                                     done.regular)
+                                     done.regular), done.loss

@@ -10,13 +10,24 @@ file is written, so the rerun starts from the same model_dir. A program run
 with eager execution disabled (tf.compat.v1.disable_eager_execution()) goes
 to the graph engine straight away.
 
+A call made inside a TF1 graph while eager execution is on (evaluate() from
+a saving listener or hook of a graph-engine run, as train_and_evaluate's
+evaluation after each checkpoint; or under `with tf.Graph().as_default()`)
+runs in a fresh eager context, a thread of its own, and there picks its
+engine as any other call: the Estimator built every call's graph afresh
+too, whatever graph was the default. One log line says so, once.
+
 A chosen engine runs every call itself: on engine='function' the
 NeedsGraphEngine error is the answer (it names the fix).
 """
 
-from typing import Any, Dict, Iterator, Optional, Sequence
+import concurrent.futures
+import threading
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, TypeVar
 
 import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.eager import context
 
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
@@ -30,6 +41,70 @@ from estimator_compat.model_fn_call import ModelSetup
 _EAGER_DISABLED = (
     "Eager execution is disabled (tf.compat.v1.disable_eager_execution() or "
     "disable_v2_behavior()), so the program builds TF1 graphs")
+
+
+_T = TypeVar("_T")
+_INSIDE_GRAPH = (
+    "{call}() was called inside a TF1 graph (from a hook or saving listener "
+    "of a graph-engine run, or under `with tf.Graph().as_default()`) while "
+    "eager execution is on: it runs in a fresh eager context of its own, "
+    "where it picks its engine as any other call (logged once)")
+_inside_graph_logged = set()
+
+
+def _inside_tf1_graph() -> bool:
+  """Whether this call is made inside a TF1 graph, eager execution being on.
+
+  Not the same as eager execution disabled: the program's other calls run
+  eagerly; only this one comes from inside a graph's scope.
+  """
+  return (not tf.executing_eagerly() and
+          context.default_execution_mode == context.EAGER_MODE)
+
+
+def _log_inside_graph(call: str) -> None:
+  if call not in _inside_graph_logged:
+    _inside_graph_logged.add(call)
+    logging.info("%s.", _INSIDE_GRAPH.format(call=call))
+
+
+def _in_fresh_eager_context(call: str, run: Callable[[], _T]) -> _T:
+  """`run()` in a thread of its own: eager, with no graph as the default.
+
+  (Eager mode and the default graph are per thread in TensorFlow; the
+  caller's graph, device and name scopes stay with the caller.)
+  """
+  outcome: Dict[str, Any] = {}
+
+  def target():
+    try:
+      outcome["value"] = run()
+    except BaseException as error:  # pylint: disable=broad-except
+      outcome["error"] = error
+
+  thread = threading.Thread(target=target, name=f"estimator_compat_{call}")
+  thread.start()
+  thread.join()
+  if "error" in outcome:
+    raise outcome["error"]
+  return outcome["value"]
+
+
+def _generate_in_fresh_eager_context(make: Callable[[], Iterator[_T]]
+                                    ) -> Iterator[_T]:
+  """The items of `make()`, each made in one thread of its own (eager)."""
+  with concurrent.futures.ThreadPoolExecutor(
+      1, thread_name_prefix="estimator_compat_predict") as pool:
+    generator = make()
+    try:
+      while True:
+        try:
+          item = pool.submit(next, generator).result()
+        except StopIteration:
+          return
+        yield item
+    finally:
+      pool.submit(generator.close).result()
 
 
 def _reason(error: Exception) -> str:
@@ -101,13 +176,25 @@ def _graph_cannot_run(config, call: str) -> Optional[str]:
   return None
 
 
+def _escapes_graph(setup: ModelSetup, call: str) -> bool:
+  """Whether this call leaves the TF1 graph it was made in (see above)."""
+  if setup.config.engine_chosen and setup.config.engine == "graph":
+    return False  # The graph engine builds its own graph anyway.
+  if not _inside_tf1_graph():
+    return False
+  _log_inside_graph(call)
+  return True
+
+
 def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           steps: Optional[int], max_steps: Optional[int],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """One train() call on the engine that can honour it (engine's train())."""
-  engine = _first_engine(setup, "train")
   args = dict(setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
               max_steps=max_steps, saving_listeners=saving_listeners)
+  if _escapes_graph(setup, "train"):
+    return _in_fresh_eager_context("train", lambda: train(**args))
+  engine = _first_engine(setup, "train")
   if engine is not None:
     try:
       return engine.train(**args)
@@ -122,9 +209,11 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
              steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """One evaluate() call on the engine that can honour it."""
-  engine = _first_engine(setup, "evaluate")
   args = dict(setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
               checkpoint_path=checkpoint_path)
+  if _escapes_graph(setup, "evaluate"):
+    return _in_fresh_eager_context("evaluate", lambda: evaluate(**args))
+  engine = _first_engine(setup, "evaluate")
   if engine is not None:
     try:
       return engine.evaluate(**args)
@@ -139,10 +228,13 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
             predict_keys: Optional[Sequence[str]], checkpoint_path: str,
             yield_single_examples: bool) -> Iterator[Any]:
   """One predict() call; the engine is settled before the first example."""
-  engine = _first_engine(setup, "predict")
   args = dict(setup=setup, input_fn=input_fn, hooks=hooks,
               predict_keys=predict_keys, checkpoint_path=checkpoint_path,
               yield_single_examples=yield_single_examples)
+  if _escapes_graph(setup, "predict"):
+    yield from _generate_in_fresh_eager_context(lambda: predict(**args))
+    return
+  engine = _first_engine(setup, "predict")
   if engine is None:
     yield from graph_engine.predict(**args)
     return

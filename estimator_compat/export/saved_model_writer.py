@@ -61,12 +61,11 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
         serving_only=(mode == ModeKeys.PREDICT))
     saver = scaffold_savers.custom_saver(spec.scaffold)
     if saver is None:
-      # No shape check: the Estimator's Saver restored a resource variable
-      # of another shape (a serving input narrower than the training one)
-      # as it was stored.
+      # Shapes unchecked: the Estimator's Saver restored a value of another
+      # shape as it was (a serving input narrower than the training one).
       checkpoint_reading.check_fits(checkpoint_path,
                                     tf.compat.v1.global_variables(),
-                                    check_shapes=False)
+                                    shapes=False)
       saver = tf.compat.v1.train.Saver(sharded=True)
     local_init_op = (spec.scaffold.local_init_op or
                      tf.compat.v1.train.Scaffold.default_local_init_op())

@@ -1,56 +1,83 @@
-"""Puts Keras layer updates into UPDATE_OPS while a model_fn is traced.
+"""Records the update ops Keras layers add while a model_fn is traced.
 
-In a TF1 graph, `tf.compat.v1.layers.batch_normalization` registers its
-moving-average updates in `tf.compat.v1.GraphKeys.UPDATE_OPS`, and legacy
-code makes its train_op depend on that collection. Inside a function, tf-keras
-leaves them out (tf.function would run them anyway); the function engine
-runs only what the step fetches, as a Session did, so it must collect them.
-While tracing, each update op a layer adds is also added to UPDATE_OPS.
+In TensorFlow 2.15's TF1 graph, only `tf.compat.v1.layers` (tf-keras's
+legacy_tf_layers) put their updates, such as batch-norm moving averages,
+into `tf.compat.v1.GraphKeys.UPDATE_OPS`: their `__call__` adds the layer's
+`updates` there. Other Keras layers (`tf.keras.layers.*`) were built as v1
+layers in that graph; their updates are only in `layer.updates` /
+`model.updates`, not in UPDATE_OPS, so a train_op that depends on UPDATE_OPS
+does not run them.
+
+Inside a function tf-keras tracks no update ops (tf.function would run
+them anyway), so `updates` is empty and nothing reaches UPDATE_OPS. The
+function engine runs only what a step fetches, as a Session did, so while
+tracing each update op is recorded where TF 2.15 had it: a legacy layer's in
+UPDATE_OPS (unless the layer is neither trainable nor stateful, which its
+`updates` leaves out), any other Keras layer's in KERAS_UPDATES, a graph
+collection of this package that stands for those layers' `updates`.
 """
 
 import contextlib
-from typing import Iterator
+from typing import Any, Iterator, List
 
 import tensorflow as tf
 from tf_keras.src.engine import base_layer, base_layer_v1
+from tf_keras.src.legacy_tf_layers import base as legacy_base
 
 _CLASSES = (base_layer.Layer, base_layer_v1.Layer)
+# The updates of Keras layers other than tf.compat.v1.layers (in TF 2.15's
+# graph: their `updates`, left out of UPDATE_OPS).
+KERAS_UPDATES = "estimator_compat_keras_layer_updates"
 
 
-def _record(update) -> None:
+def _key(layer: Any) -> str:
+  if isinstance(layer, legacy_base.Layer):
+    return tf.compat.v1.GraphKeys.UPDATE_OPS
+  return KERAS_UPDATES
+
+
+def _record(layer: Any, update: Any) -> None:
   if tf.executing_eagerly() or update is None:
+    return
+  if isinstance(layer, legacy_base.Layer) and not (layer.trainable or
+                                                   layer.stateful):
     return
   op = update if isinstance(update, tf.Operation) else getattr(
       update, "op", None)
   graph = tf.compat.v1.get_default_graph()
-  key = tf.compat.v1.GraphKeys.UPDATE_OPS
+  key = _key(layer)
   if op is not None and op.graph is graph and not any(
       op is u for u in graph.get_collection(key)):
     graph.add_to_collection(key, op)
 
 
-def _recording(update):
+def _recording(layer: Any, update: Any) -> Any:
   if not callable(update):
-    _record(update)
+    _record(layer, update)
     return update
 
   def call():
     result = update()
-    _record(result)
+    _record(layer, result)
     return result
   return call
 
 
 def _collecting(original):
   def add_update(self, updates, *args, **kwargs):
-    updates = [_recording(u) for u in tf.nest.flatten(updates)]
+    updates = [_recording(self, u) for u in tf.nest.flatten(updates)]
     return original(self, updates, *args, **kwargs)
   return add_update
 
 
+def keras_updates(graph: tf.Graph) -> List[tf.Operation]:
+  """The update ops of non-legacy Keras layers recorded in `graph`."""
+  return list(graph.get_collection(KERAS_UPDATES))
+
+
 @contextlib.contextmanager
 def layer_updates_in_collection() -> Iterator[None]:
-  """While active, Keras layer updates also land in UPDATE_OPS."""
+  """While active, Keras layer updates are recorded as in TF 2.15's graph."""
   saved = [(cls, cls.__dict__["add_update"]) for cls in _CLASSES
            if "add_update" in cls.__dict__]
   try:

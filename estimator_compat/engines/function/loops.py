@@ -1,5 +1,6 @@
 """train / evaluate / predict on the function engine (one call of a mode)."""
 
+import math
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple)
@@ -81,13 +82,14 @@ def _steps(model: TracedModel, runner: HookRunner
 
 
 def _planned(sizer: CallSizer, cadence: HookCadence,
-             left: Optional[int]) -> int:
+             left: Optional[float]) -> int:
   """Batches up to and including the next one a hook observes (evaluation,
-  prediction: their steps do not move global_step), at most `left`."""
+  prediction: their steps do not move global_step), at most `left` (a
+  fractional `steps` runs up to the next whole batch)."""
   planned = sizer.limit()
   for wanted in (cadence.steps_to_next(0), left):
     if wanted is not None:
-      planned = min(planned, int(wanted))
+      planned = min(planned, math.ceil(wanted))
   return planned
 
 
@@ -219,6 +221,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   global_step = variables["global_step"]
   variable_saver.restore_or_warm_start(
       setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
+  model.initialize_tables()
   writer = variable_saver.CheckpointWriter(
       setup, variables, global_step, model.graph, saving_listeners)
   with tf1_code.hook_session_errors():
@@ -258,6 +261,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   progress = EvalProgress(steps)
   progress.start()  # Before the restore, as the Estimator logged them.
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
+  model.initialize_tables()
   runner = hooked.runner
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))
@@ -296,6 +300,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked, parts=parts)
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
+  model.initialize_tables()
   runner = hooked.runner
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))

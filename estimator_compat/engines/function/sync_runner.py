@@ -33,7 +33,7 @@ class SyncRunner:
 
   def train(self, *, num_steps: int, steps_left: Optional[int],
             fetches: Sequence[str]) -> Optional[StepsRun]:
-    """Runs `num_steps` steps in one call; None once the input has ended."""
+    """Runs `num_steps` steps in one call; None if the input had ended."""
     del steps_left  # num_steps is already within it: nothing runs ahead.
     # A variable a hook fetches is read before the step, as a TF1 session
     # read it (the read has no dependency on the train_op and runs first).
@@ -42,7 +42,12 @@ class SyncRunner:
     try:
       outputs = self._model.step(fetches, num_steps)
     except tf.errors.OutOfRangeError:
-      return None
+      if num_steps == 1:
+        return None
+      ran, loss = self._model.steps_before_end()
+      if not ran:
+        return None
+      return StepsRun(steps=ran, loss=loss, values={}, ended=True)
     values = {key: to_numpy(value) for key, value in outputs.items()}
     values.update(read_before)
     return StepsRun(steps=num_steps, loss=values.get(LOSS), values=values)
@@ -56,9 +61,10 @@ class SyncRunner:
     except tf.errors.OutOfRangeError:
       # Every step before the end moved global_step by one.
       ran = int(self._global_step.value().numpy()) - step
-      return Advanced(steps=ran, ended=True)
+      return Advanced(steps=ran, ended=True,
+                      loss=self._model.steps_before_end()[1])
     return Advanced(steps=ran, nan_loss=loss if nan else None,
-                    regular=regular)
+                    regular=regular, loss=loss if ran else None)
 
   def global_step(self, counted: int) -> int:
     """The step as the variable holds it (read once per call, ~0.3 ms)."""

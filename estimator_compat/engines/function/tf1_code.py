@@ -20,6 +20,21 @@ _CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",
           ModeKeys.PREDICT: "predict"}
 # TensorFlow's message for hashing a Tensor inside a function graph.
 _UNHASHABLE = "Tensor is unhashable"
+# TensorFlow's function that groups variables' initializer ops (what
+# tf.compat.v1.local_variables_initializer() and its kin call): the function
+# engine's variables are created eagerly and have no initializer op in the
+# traced graph, so it fails with a TypeError there.
+_INITIALIZER_GROUP = "variables_initializer"
+
+
+def _raised_in(error: BaseException, function_name: str) -> bool:
+  """Whether a frame of `error`'s traceback is a function of that name."""
+  tb = error.__traceback__
+  while tb is not None:
+    if tb.tb_frame.f_code.co_name == function_name:
+      return True
+    tb = tb.tb_next
+  return False
 
 
 @contextlib.contextmanager
@@ -30,11 +45,18 @@ def graph_only_errors(mode: str) -> Iterator[None]:
     mode: the ModeKeys value being traced, for the message.
 
   Raises:
-    NeedsGraphEngine: the model_fn used a Tensor as a dict key / set member.
+    NeedsGraphEngine: the model_fn used a Tensor as a dict key / set member,
+      or built an initializer op of its (eagerly created) variables.
   """
   try:
     yield
   except TypeError as error:
+    if _raised_in(error, _INITIALIZER_GROUP):
+      raise NeedsGraphEngine(
+          "model_fn builds an initializer op of its variables (e.g. "
+          "tf.compat.v1.local_variables_initializer()), which needs the "
+          "variables of a TF1 Session graph, in "
+          f"{_CALLS.get(mode, mode)}(). {GRAPH_ENGINE_FIX}") from error
     if _UNHASHABLE not in str(error):
       raise
     raise NeedsGraphEngine(

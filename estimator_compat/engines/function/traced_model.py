@@ -24,6 +24,7 @@ from estimator_compat.engines.function.fetches import (
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
 from estimator_compat.engines.function import random_streams
+from estimator_compat.engines.function import tables
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
@@ -105,6 +106,36 @@ def quiet_function(python_function: Callable[..., Any],
   return function
 
 
+def steps_in_order(num_steps: tf.Tensor, run_step: Callable[[], Any],
+                   record: Callable[[tf.Tensor, Any], List[Any]],
+                   reset: Any) -> tf.Tensor:
+  """In a function: `num_steps` steps, each recorded before the next starts.
+
+  TensorFlow orders stateful ops within one loop iteration only, so without
+  this chain a step whose input ended could fail the call before the
+  previous step's record was written. Here the first step starts after
+  `reset`, and each step after the previous one's `record(steps_done,
+  outputs)` ops (run once the step's outputs exist).
+
+  Returns:
+    The number of steps run, once the last record is written.
+  """
+  with tf.control_dependencies([reset]):
+    start = tf.identity(tf.constant(0, tf.int64))
+
+  def one_step(done):
+    with tf.control_dependencies([done]):
+      outputs = run_step()
+    done += 1
+    with tf.control_dependencies(
+        [t for t in tf.nest.flatten(outputs) if t is not None]):
+      written = record(done, outputs)
+    with tf.control_dependencies(written):
+      return tf.identity(done)
+
+  return tf.while_loop(lambda done: done < num_steps, one_step, (start,))
+
+
 class TracedModel:
   """The model_fn of one mode, traced once, run by fetch set.
 
@@ -168,10 +199,13 @@ class TracedModel:
     if mode != ModeKeys.PREDICT:
       _check_random_streams(graph, mode)
     self.graph = self._wrapped.graph
+    self._table_initializers = tables.initializers(self.graph,
+                                                   self._input_ops, mode)
     self._pruned: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
     self._advance_loops: Dict[bool, Any] = {}
     self._batches_loop: Any = None
+    self._before_end: Optional[Tuple[tf.Variable, tf.Variable]] = None
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
     self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
@@ -191,6 +225,7 @@ class TracedModel:
           stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
       stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
       stack.enter_context(random_streams.shared(graph))
+      stack.enter_context(tables.own_names())
       stack.enter_context(layer_updates_in_collection())
       global_step = tf.compat.v1.train.get_or_create_global_step()
       # The read tensor the standard hooks look up (TF's helper needs a graph
@@ -250,6 +285,16 @@ class TracedModel:
                        for k, v in fetches.items() if v is not None}
       self.metric_values = tf.nest.map_structure(
           lambda v: as_graph_fetch(v, graph), self.metric_values)
+
+  def initialize_tables(self) -> None:
+    """Runs the model_fn's lookup-table initializers once, for this call.
+
+    As the Estimator's default Scaffold did (see tables.py): once per call,
+    after the restore and before the first step; every step function of
+    this trace finds the same tables.
+    """
+    if self._table_initializers:
+      self.prune(self._table_initializers)()
 
   def _call_on_replicas(self, strategy: tf.distribute.Strategy, features,
                         labels) -> EstimatorSpec:
@@ -366,15 +411,40 @@ class TracedModel:
     loop = self._loops.get(keys)
     if loop is None:
       plain, fetching = self._function(()), self._function(keys)
+      ran, loss = self._before_end_variables()
 
       def run_loop(n):
-        for _ in tf.range(n - 1):
-          plain()
-        return fetching()
+        done = steps_in_order(
+            n - 1, plain,
+            lambda done, outputs: [ran.assign(done),
+                                   loss.assign(outputs[LOSS])],
+            ran.assign(0))
+        with tf.control_dependencies([done]):
+          return fetching()
 
-      loop = quiet_function(run_loop)
+      loop = quiet_function(run_loop, autograph=False)
       self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
+
+  def _before_end_variables(self) -> Tuple[tf.Variable, tf.Variable]:
+    """(steps run, last loss): what the training loops record per step."""
+    if self._before_end is None:
+      self._before_end = (
+          tf.Variable(0, dtype=tf.int64, trainable=False),
+          tf.Variable(tf.zeros([], self._fetches[LOSS].dtype),
+                      shape=tf.TensorShape(None), trainable=False))
+    return self._before_end
+
+  def steps_before_end(self) -> Tuple[int, Any]:
+    """What ran of a call whose input ended (its step() raised).
+
+    Only for a `step()` of more than one step or an `advance()` that raised
+    OutOfRangeError: the steps of that call that ran before the end, and the
+    loss of the last of them (None when none ran).
+    """
+    ran, loss = self._before_end_variables()
+    ran = int(ran.numpy())
+    return ran, (loss.numpy() if ran else None)
 
   def repeat(self, num_steps: int) -> int:
     """Runs up to `num_steps` steps fetching only what every step fetches.
@@ -392,15 +462,13 @@ class TracedModel:
         ran = tf.Variable(0, dtype=tf.int64, trainable=False)
 
       def run_plain(n):
-        ran.assign(0)
-        for _ in tf.range(n):
-          # Counted only once the step's outputs exist: a step whose input
-          # ended raises before it is counted.
-          outputs = [t for t in tf.nest.flatten(plain()) if t is not None]
-          with tf.control_dependencies(outputs):
-            ran.assign_add(1)
+        # Counted only once the step's outputs exist: a step whose input
+        # ended raises before it is counted.
+        return steps_in_order(n, plain,
+                              lambda done, unused: [ran.assign(done)],
+                              ran.assign(0))
 
-      loop = (quiet_function(run_plain), ran)
+      loop = (quiet_function(run_plain, autograph=False), ran)
       self._loops["repeat"] = loop
     function, ran = loop
     try:
@@ -538,6 +606,7 @@ class TracedModel:
       moved_key = "tensor:" + self.step_after_name
       plain = self._function((moved_key,))
       loss_dtype = self._fetches[LOSS].dtype
+      ran_so_far, last_loss = self._before_end_variables()
 
       def run_plain(n, start):
 
@@ -547,18 +616,29 @@ class TracedModel:
               regular, tf.logical_not(nan)))
 
         def one_step(ran, nan, regular, loss):
-          del nan, regular, loss
-          outputs = plain()
-          loss = tf.reshape(outputs[LOSS], [])
+          del nan, regular
+          # After the previous step's record (see steps_in_order).
+          with tf.control_dependencies([loss]):
+            outputs = plain()
           ran += 1
+          # Recorded once the step ran (its outputs exist), for
+          # steps_before_end().
+          with tf.control_dependencies(
+              [t for t in tf.nest.flatten(outputs) if t is not None]):
+            written = [ran_so_far.assign(ran),
+                       last_loss.assign(outputs[LOSS])]
+          with tf.control_dependencies(written):
+            loss = tf.reshape(outputs[LOSS], [])
           nan = tf.math.is_nan(loss) if check_nan else tf.constant(False)
           moved = tf.cast(outputs[moved_key], tf.int64)
           return ran, nan, tf.equal(moved, start + ran), loss
 
+        with tf.control_dependencies([ran_so_far.assign(0)]):
+          no_loss = tf.identity(tf.zeros([], loss_dtype))
         return tf.while_loop(
             going, one_step,
             (tf.constant(0, tf.int64), tf.constant(False), tf.constant(True),
-             tf.zeros([], loss_dtype)))
+             no_loss))
 
       loop = quiet_function(run_plain, autograph=False)
       self._advance_loops[check_nan] = loop

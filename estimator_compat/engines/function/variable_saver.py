@@ -14,6 +14,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.lib.io import file_io
 from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import checkpoint_files
@@ -232,8 +233,11 @@ class CheckpointWriter:
     if self._save_graph_def:
       meta = tf.compat.v1.MetaGraphDef(graph_def=self._graph_def)
       meta.meta_info_def.tensorflow_version = tf.__version__
-      with tf.io.gfile.GFile(path + ".meta", "wb") as f:
-        f.write(meta.SerializeToString())
+      # Through a temporary name, renamed over: a symlink in its place is
+      # replaced, never followed out of the model_dir (as the Saver's own
+      # meta graph writer does).
+      file_io.atomic_write_string_to_file(path + ".meta",
+                                          meta.SerializeToString())
     self._last_saved = step
     logging.info("Calling checkpoint listeners after saving checkpoint %d...",
                  step)

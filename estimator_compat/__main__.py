@@ -1,0 +1,8 @@
+"""`python -m estimator_compat PROGRAM.py [ARGS]`: see estimator_compat.launcher."""
+
+import sys
+
+from estimator_compat import launcher
+
+if __name__ == "__main__":
+  sys.exit(launcher.main())
