@@ -24,32 +24,6 @@ class _IteratorInitializerHook(SessionRunHook):
     session.run(self._iterator.initializer)
 
 
-def _as_tensor_tree(value: Any, where: str) -> Any:
-  """Checks a features or labels structure; converts numpy leaves."""
-  if isinstance(value, dict):
-    out = {}
-    for key, leaf in value.items():
-      if not isinstance(key, str):
-        raise TypeError(
-            f"input_fn {where} dict keys must be strings, got {key!r}.")
-      out[key] = _as_tensor_tree(leaf, f"{where}[{key!r}]")
-    return out
-  if isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor,
-                        tf.Variable)) or tf.is_tensor(value):
-    return value
-  if isinstance(value, (tuple, list)) and _holds_tensors(value):
-    # (label_a, label_b), [features_a, features_b], nested tuples: the
-    # Estimator handed model_fn any structure, of the same type.
-    return type(value)(_as_tensor_tree(leaf, f"{where}[{i}]")
-                       for i, leaf in enumerate(value))
-  if isinstance(value, (np.ndarray, np.generic, int, float, bool)):
-    return tf.convert_to_tensor(value)
-  raise TypeError(
-      f"input_fn returned {where} of type {type(value).__name__} "
-      f"({str(value)[:60]!r}); it must return {_ALLOWED}. Fix: build the "
-      "input with tf.data or tf.compat.v1.estimator.inputs.numpy_input_fn.")
-
-
 _PYTHON_VALUES = (list, int, float, bool, str, bytes, np.ndarray, np.generic)
 
 
@@ -90,7 +64,10 @@ def _value_as_tensor(value: Any, where: str) -> Any:
 def python_values_as_tensors(result: Any) -> Any:
   """An input_fn result with its Python and numpy values made tensors.
 
-  Lists, numbers, strings and numpy arrays become tensors where they are
+  For a tf.data.Dataset that must carry the result (input_fn_to_dataset_fn,
+  a distribution strategy's input, placeholders shaped like the result);
+  model_fn gets them unchanged, as from the Estimator. Lists, numbers,
+  strings and numpy arrays become tensors where they are
   features or labels: the two items of a (features, labels) pair (a tuple,
   or a list of two as the Estimator read it) and the values of a features
   or labels dict. Anything else (a Dataset, tensors, a bare string or number
@@ -108,6 +85,11 @@ def split_input(result: Any, where: str = "input_fn"
                ) -> Tuple[Any, Any, List[SessionRunHook]]:
   """Returns (features, labels, hooks) from an input_fn result (graph mode).
 
+  As the Estimator: a Dataset is read through an initializable iterator;
+  everything else reaches model_fn as input_fn returned it (Python lists,
+  numbers and numpy arrays included, which model_fn converts where it uses
+  them as tensors).
+
   Raises:
     TypeError: the result is none of the supported forms.
   """
@@ -116,17 +98,15 @@ def split_input(result: Any, where: str = "input_fn"
     iterator = tf.compat.v1.data.make_initializable_iterator(result)
     hooks.append(_IteratorInitializerHook(iterator))
     result = iterator.get_next()
-  result = python_values_as_tensors(result)
   if isinstance(result, (tuple, list)):
     if len(result) != 2:
       raise TypeError(
           f"{where} returned a {type(result).__name__} of length "
           f"{len(result)}; it must return {_ALLOWED}.")
     features, labels = result
-    labels = None if labels is None else _as_tensor_tree(labels, "labels")
-    return _as_tensor_tree(features, "features"), labels, hooks
-  if isinstance(result, dict) or tf.is_tensor(result):
-    return _as_tensor_tree(result, "features"), None, hooks
+    return features, labels, hooks
+  if isinstance(result, (dict, np.ndarray)) or tf.is_tensor(result):
+    return result, None, hooks
   raise TypeError(
       f"{where} returned {type(result).__name__} ({str(result)[:60]!r}); it "
       f"must return {_ALLOWED}. Fix: return e.g. "

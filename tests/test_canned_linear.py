@@ -179,8 +179,12 @@ def test_public_names_are_the_two_families():
 
 
 @pytest.mark.usefixtures("engine")
-def test_python_tuples_from_input_fn_are_tensors(tmp_path):
-  """The Estimator's own canned tests return `{'age': ((17,),)}, ((5.,),)`."""
+def test_python_tuples_from_input_fn_train_the_model(tmp_path):
+  """The Estimator's own canned tests return `{'age': ((17,),)}, ((5.,),)`.
+
+  The tuples reach the model unchanged; its feature columns and head make
+  them tensors, as under the Estimator.
+  """
   estimator = tfe.LinearRegressor([tf.feature_column.numeric_column("age")],
                                   model_dir=str(tmp_path), optimizer="SGD")
   estimator.train(lambda: ({"age": ((17.0,), (3.0,))}, ((5.0,), (1.0,))),

@@ -8,7 +8,6 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat.engines.function.session import NeedsGraphEngine
 from estimator_compat.fn_args import fn_args
 from tests import models
 
@@ -240,12 +239,13 @@ def test_prediction_batch_lengths_must_match(tmp_path):
   assert batch["y2"].shape == (2, 1)
 
 
-def test_input_without_tensors_runs_on_the_graph_engine(tmp_path, monkeypatch):
-  """`({}, None)` trains (on the graph engine); engine='function' says why."""
+def test_input_without_tensors_trains_on_each_engine(tmp_path, monkeypatch):
+  """`({}, None)` trains; model_fn gets `{}` and None, as from TF 2.15."""
   monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  seen = []
 
   def model_fn(mode, features, labels):
-    del features, labels
+    seen.append((features, labels))
     return tfe.EstimatorSpec(
         mode=mode, loss=tf.constant(1.0),
         train_op=tf.compat.v1.assign_add(
@@ -254,12 +254,9 @@ def test_input_without_tensors_runs_on_the_graph_engine(tmp_path, monkeypatch):
   def empty_input_fn():
     return {}, None
 
-  est = tfe.Estimator(model_fn, model_dir=str(tmp_path / "default"))
-  est.train(empty_input_fn, steps=2)
-  assert est.get_variable_value("global_step") == 2
-  chosen = tfe.Estimator(model_fn, model_dir=str(tmp_path / "function"),
-                         config=tfe.RunConfig(engine="function"))
-  with pytest.raises(NeedsGraphEngine, match="empty_input_fn returns no "
-                     "tensors.*Fix: run this program on the graph engine"):
-    chosen.train(empty_input_fn, steps=1)
-  assert models.checkpoint_files(str(tmp_path / "function")) == []
+  for engine in (None, "graph", "function"):
+    est = tfe.Estimator(model_fn, model_dir=str(tmp_path / str(engine)),
+                        config=tfe.RunConfig(engine=engine))
+    est.train(empty_input_fn, steps=2)
+    assert est.get_variable_value("global_step") == 2
+  assert seen == [({}, None)] * 3

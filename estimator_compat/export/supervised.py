@@ -15,7 +15,8 @@ import tensorflow as tf
 from estimator_compat.export.receivers import (
     SINGLE_LABEL_DEFAULT_NAME, SINGLE_RECEIVER_DEFAULT_NAME,
     ServingInputReceiver, placeholder_like, wrap_and_check_input_tensors)
-from estimator_compat.input_adapter import split_input
+from estimator_compat.input_adapter import (python_values_as_tensors,
+                                            split_input)
 
 
 class UnsupervisedInputReceiver(ServingInputReceiver):
@@ -107,7 +108,8 @@ def build_supervised_input_receiver_fn_from_input_fn(
   """
   with tf.Graph().as_default():
     features, labels, _ = split_input(
-        input_fn(**input_fn_args), getattr(input_fn, "__name__", "input_fn"))
+        python_values_as_tensors(input_fn(**input_fn_args)),
+        getattr(input_fn, "__name__", "input_fn"))
   if labels is None:
     raise ValueError(
         "build_supervised_input_receiver_fn_from_input_fn needs labels, but "

@@ -25,6 +25,7 @@ looks at what the returned tensors depend on:
 import dataclasses
 from typing import Any, Callable, List, Optional, Set
 
+import numpy as np
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
@@ -52,7 +53,8 @@ class InputGraph:
   Attributes:
     graph: the graph, with the Estimator's seed and global_step.
     element: what input_fn returned: a tensor, a dict of them, or a
-      (features, labels) tuple, leaves converted to tensors of `graph`.
+      (features, labels) tuple, leaves converted to tensors of `graph` (or
+      what `build`'s `element_of` made of it).
     init_ops: what the Estimator's default Scaffold ran before the first
       step for these tensors (local variables, lookup tables).
   """
@@ -68,7 +70,7 @@ def normalize(result: Any, where: str, allowed: str) -> Any:
   """
   if isinstance(result, (tuple, list)) and len(result) == 2:
     return tuple(result) if result[1] is not None else result[0]
-  if isinstance(result, dict) or tf.is_tensor(result):
+  if isinstance(result, (dict, np.ndarray)) or tf.is_tensor(result):
     return result
   raise TypeError(
       f"{where} returned {type(result).__name__} ({str(result)[:60]!r}); it "
@@ -76,7 +78,8 @@ def normalize(result: Any, where: str, allowed: str) -> Any:
       "tf.data.Dataset.from_tensor_slices((features, labels)).batch(32).")
 
 
-def _as_tensors(element: Any) -> Any:
+def as_tensors(element: Any) -> Any:
+  """`element` with its leaves made tensors of the default graph."""
   return tf.nest.map_structure(
       lambda leaf: leaf if tf.is_tensor(leaf) else tf.convert_to_tensor(leaf),
       element)
@@ -84,7 +87,8 @@ def _as_tensors(element: Any) -> Any:
 
 def build(tf_random_seed: Optional[int], mode: str,
           call_input_fn: Callable[[], Any], where: str,
-          allowed: str) -> InputGraph:
+          allowed: str,
+          element_of: Callable[[Any], Any] = as_tensors) -> InputGraph:
   """Calls input_fn in a fresh graph set up as the Estimator's was.
 
   Args:
@@ -94,6 +98,8 @@ def build(tf_random_seed: Optional[int], mode: str,
     call_input_fn: calls the user's input_fn with its arguments.
     where: the input_fn's name, for errors.
     allowed: what input_fn may return, for errors.
+    element_of: makes the normalized result the element of tensors that
+      is evaluated at each step (default: every leaf made a tensor).
 
   Raises:
     NeedsGraphEngine: in a graph, input_fn returns a Dataset (it returned
@@ -111,7 +117,7 @@ def build(tf_random_seed: Optional[int], mode: str,
           f"{where} returns tensors when called eagerly but a Dataset in a "
           "TF1 graph; what it fed under the Estimator needs that TF1 graph "
           f"and Session. {GRAPH_ENGINE_FIX}")
-    element = _as_tensors(normalize(result, where, allowed))
+    element = element_of(normalize(result, where, allowed))
     init_ops = [tf.compat.v1.local_variables_initializer(),
                 tf.compat.v1.tables_initializer()]
   return InputGraph(graph, element, init_ops)

@@ -8,15 +8,19 @@ evaluate (a one-shot iterator, random ops) are streamed from it step by step
 until the end of the input, and tensors that need the user's own Session work
 (placeholders, initializable iterators) route the call to the graph engine.
 Such an input_fn is called twice per call: eagerly, then in a private graph.
+The result's Python and numpy values and lists stay out of the Dataset and
+reach model_fn as they are (`model_input`, python_parts.py).
 """
 
 import contextlib
-from typing import Iterator, Optional
+from typing import Any, Iterator, List, Optional, Tuple
 
 import tensorflow as tf
 
 from estimator_compat import predict_input_check
 from estimator_compat.engines.function import graph_input
+from estimator_compat.engines.function import python_parts
+from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
@@ -72,6 +76,9 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
                 ) -> tf.data.Dataset:
   """The Dataset of what input_fn fed the model_fn at successive steps.
 
+  Python and numpy values of the result are made tensors (a Dataset carries
+  only tensors).
+
   Args:
     setup: the Estimator's model setup.
     input_fn: the user's input_fn.
@@ -85,11 +92,50 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
     ValueError: under a strategy, tensors that change at every step.
     NeedsGraphEngine: the tensors need the user's TF1 Session work.
   """
+  dataset, _ = _make(setup, input_fn, mode, input_context, distributed,
+                     hold=False)
+  return dataset
+
+
+def model_input(setup: ModelSetup, input_fn, mode: str
+               ) -> Tuple[tf.data.Dataset, Optional[PythonParts]]:
+  """The input of one call on one device, as model_fn gets it.
+
+  Returns:
+    (the Dataset, the PythonParts to rebuild each element with, or None
+    where the element is what model_fn gets). The result's Python and numpy
+    values, and its lists, stay as they are (python_parts.py).
+
+  Raises:
+    TypeError: input_fn returned none of the supported forms.
+    NeedsGraphEngine: the tensors need the user's TF1 Session work.
+  """
+  return _make(setup, input_fn, mode, None, False, hold=True)
+
+
+def _make(setup: ModelSetup, input_fn, mode: str, input_context,
+          distributed: bool, hold: bool
+         ) -> Tuple[tf.data.Dataset, Optional[PythonParts]]:
+  """make_dataset, or with `hold` model_input.
+
+  With `hold`, the PythonParts are found in the eager result (or, where
+  input_fn runs only in a graph, in the graph's); the input_fn built in a
+  graph (for classify and stream) then gives the same flat element of
+  tensors.
+  """
   where = getattr(input_fn, "__name__", "input_fn")
 
   def call():
-    return python_values_as_tensors(
-        invoke_input_fn(setup, input_fn, mode, input_context))
+    result = invoke_input_fn(setup, input_fn, mode, input_context)
+    return result if hold else python_values_as_tensors(result)
+
+  parts: List[Optional[PythonParts]] = [None]
+
+  def tensors_of(result):
+    # In the graph: what the Dataset element carries.
+    if parts[0] is None:
+      return graph_input.as_tensors(result)
+    return parts[0].element(result)
 
   try:
     with _graph_seed(setup.config.tf_random_seed):
@@ -97,58 +143,74 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
     # refuses eager execution: the graph tells what it needs.
+    def held_in_graph(result):
+      if hold:
+        parts[0] = python_parts.held(result, mode)
+      return tensors_of(result)
+
     try:
       built = graph_input.build(setup.config.tf_random_seed, mode, call,
-                                where, _ALLOWED)
+                                where, _ALLOWED, held_in_graph)
     except Exception:  # pylint: disable=broad-except
       raise eager_error  # pylint: disable=raise-missing-from
     graph_input.classify(built, where)
     if distributed:
       raise _not_distributable(where) from eager_error
-    return graph_input.stream(built)
+    return graph_input.stream(built), parts[0]
   if isinstance(result, tf.data.Dataset):
-    return result
+    return result, None
   result = graph_input.normalize(result, where, _ALLOWED)
-  if _has_list_of_tensors(result):
-    # tf.data stacks a list into one tensor; model_fn got the list itself.
-    raise NeedsGraphEngine(
-        f"{where} returns a Python list of tensors (e.g. labels [label_a, "
-        "label_b]), which the function engine's tf.data.Dataset cannot "
-        "carry as a list (a tuple it can). "
-        f"{GRAPH_ENGINE_FIX}")
-  if not tf.nest.flatten(result):
-    # ({}, None): steps without input, which a TF1 Session runs as they are.
-    raise NeedsGraphEngine(
-        f"{where} returns no tensors (empty features and no labels); the "
-        "function engine feeds its steps from a tf.data.Dataset, which needs "
-        "at least one tensor, while a TF1 Session runs steps without input. "
-        f"{GRAPH_ENGINE_FIX}")
+  if hold:
+    parts[0] = python_parts.held(result, mode)
+  if parts[0] is None:
+    if _has_list_of_tensors(result):
+      # tf.data stacks a list into one tensor; model_fn got the list itself.
+      raise NeedsGraphEngine(
+          f"{where} returns a Python list of tensors (e.g. labels [label_a, "
+          "label_b]), which the function engine's tf.data.Dataset cannot "
+          "carry as a list (a tuple it can). "
+          f"{GRAPH_ENGINE_FIX}")
+    if not tf.nest.flatten(result):
+      # ({}, None): steps without input, which a TF1 Session runs as they
+      # are.
+      raise NeedsGraphEngine(
+          f"{where} returns no tensors (empty features and no labels); the "
+          "function engine feeds its steps from a tf.data.Dataset, which "
+          "needs at least one tensor, while a TF1 Session runs steps without "
+          f"input. {GRAPH_ENGINE_FIX}")
   built = graph_input.build(setup.config.tf_random_seed, mode, call, where,
-                            _ALLOWED)
+                            _ALLOWED, tensors_of)
   kind = graph_input.classify(built, where)
   if mode == ModeKeys.PREDICT:
     features = built.element
-    predict_input_check.warn_if_endless(
-        features[0] if isinstance(features, tuple) else features, built.graph)
+    if parts[0] is None and isinstance(features, tuple):
+      features = features[0]
+    predict_input_check.warn_if_endless(features, built.graph)
   if kind == graph_input.CONSTANT:
     # The same value at every step, as a Session evaluated it.
-    return tf.data.Dataset.from_tensors(result).repeat()
+    element = result if parts[0] is None else parts[0].element(result)
+    return tf.data.Dataset.from_tensors(element).repeat(), parts[0]
   if distributed:
     raise _not_distributable(where)
-  return graph_input.stream(built)
+  return graph_input.stream(built), parts[0]
 
 
 def make_input(setup: ModelSetup, input_fn, mode: str,
-               strategy: Optional[tf.distribute.Strategy]):
+               strategy: Optional[tf.distribute.Strategy]
+              ) -> Tuple[Any, Optional[PythonParts]]:
   """The input of one call: a Dataset, or under a strategy its distribution.
 
   Under a strategy, input_fn is called once per worker (with an
   `input_context` when it declares one) and each of its batches goes to one
   replica, so its batch size is the per-replica batch size, as in the
   Estimator.
+
+  Returns:
+    (the Dataset or distributed dataset, the PythonParts its elements are
+    rebuilt with or None; see `model_input`).
   """
   if strategy is None:
-    return make_dataset(setup, input_fn, mode)
+    return model_input(setup, input_fn, mode)
   return strategy.distribute_datasets_from_function(
       lambda context: make_dataset(setup, input_fn, mode, context,
-                                   distributed=True))
+                                   distributed=True)), None

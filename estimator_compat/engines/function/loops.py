@@ -20,7 +20,7 @@ from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function import variable_saver
 from estimator_compat.engines.function.input_pipeline import (
-    make_dataset, make_input)
+    make_input, model_input)
 from estimator_compat.engines.function.session import (
     EagerSession, HookRunner, global_step_read_name, to_numpy)
 from estimator_compat.engines.function.sync_runner import SyncHooks
@@ -176,7 +176,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
                              steps=steps, max_steps=max_steps,
                              saving_listeners=saving_listeners,
                              strategy=strategy)
-  dataset = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
+  dataset, parts = make_input(setup, input_fn, ModeKeys.TRAIN, strategy)
   def build(spec):
     scaffold_fields.check(spec.scaffold, "train")
     # The summary hooks share one cached writer per directory; made here,
@@ -214,7 +214,8 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     return {"__train_op__": spec.train_op}, all_hooks
 
   hooked = HookedBuild(build)
-  model = TracedModel(setup, ModeKeys.TRAIN, dataset, hooked, strategy)
+  model = TracedModel(setup, ModeKeys.TRAIN, dataset, hooked, strategy,
+                      parts=parts)
   hook_runner = hooked.runner
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
@@ -245,14 +246,14 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
   strategy = strategies.for_evaluation(setup.config)
-  dataset = make_input(setup, input_fn, ModeKeys.EVAL, strategy)
+  dataset, parts = make_input(setup, input_fn, ModeKeys.EVAL, strategy)
   def build(spec):
     scaffold_fields.check(spec.scaffold, "evaluate")
     return {}, list(hooks) + list(spec.evaluation_hooks)
 
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.EVAL, dataset, hooked, strategy,
-                      metrics_fn=graph_engine.metric_ops)
+                      metrics_fn=graph_engine.metric_ops, parts=parts)
   variables = model.capture.saveable_by_name()
   if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
@@ -280,7 +281,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
             checkpoint_path: Optional[str],
             yield_single_examples: bool) -> Iterator[Any]:
   """Yields predictions of a checkpoint, per example or per batch."""
-  dataset = make_dataset(setup, input_fn, ModeKeys.PREDICT)
+  dataset, parts = model_input(setup, input_fn, ModeKeys.PREDICT)
   def build(spec):
     scaffold_fields.check(spec.scaffold, "predict")
     predictions = graph_engine._select_predictions(spec, predict_keys)  # pylint: disable=protected-access
@@ -292,10 +293,11 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     return {"prediction": predictions}, all_hooks
 
   features_spec = dataset.element_spec
-  if isinstance(features_spec, tuple) and len(features_spec) == 2:
+  if parts is None and isinstance(features_spec, tuple) and len(
+      features_spec) == 2:
     dataset = dataset.map(lambda features, labels: features)
   hooked = HookedBuild(build)
-  model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked)
+  model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked, parts=parts)
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   model.initialize_tables()

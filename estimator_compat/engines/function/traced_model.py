@@ -28,6 +28,7 @@ from estimator_compat.engines.function import tables
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
+from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function.variables import VariableCapture
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.model_fn_call import ModelSetup, call_model_fn
@@ -153,12 +154,16 @@ class TracedModel:
       in the mean loss); returns (metric values, update op). `metric_values` then holds
       the first replica's values (v1 metrics aggregate across replicas) and
       `metric_update` the updates of all replicas.
+    parts: where the input_fn's result held Python values (or lists), what
+      rebuilds it around each Dataset element (python_parts.py); None when
+      the element is what model_fn gets.
   """
 
   def __init__(self, setup: ModelSetup, mode: str, dataset: Any,
                build_fn: Callable[[EstimatorSpec], Dict[str, Any]],
                strategy: Optional[tf.distribute.Strategy] = None,
-               metrics_fn: Optional[Callable[[EstimatorSpec], Any]] = None):
+               metrics_fn: Optional[Callable[[EstimatorSpec], Any]] = None,
+               parts: Optional[PythonParts] = None):
     self._setup = setup
     self._mode = mode
     self._build_fn = build_fn
@@ -167,7 +172,9 @@ class TracedModel:
     self.metric_values: Dict[str, Any] = {}
     self.metric_update = None
     self.capture = VariableCapture()
-    self._has_labels = split_spec(dataset.element_spec)[1] is not None
+    self._parts = parts
+    self._has_labels = (parts.has_labels if parts is not None else
+                        split_spec(dataset.element_spec)[1] is not None)
     with tf.device("/cpu:0"):
       self._iterator = iter(dataset)
     self.spec: Optional[EstimatorSpec] = None
@@ -244,6 +251,9 @@ class TracedModel:
       self._input_ops = [
           t.op for t in tf.nest.flatten(element, expand_composites=True)
           if isinstance(t, tf.Tensor)]
+      if self._parts is not None:
+        # The input_fn's Python values around this step's tensors.
+        element = self._parts.rebuild(element)
       features, labels = element if self._has_labels else (element, None)
       labels = labels if self._mode != ModeKeys.PREDICT else None
       # With jit_compile, the model's operations (not the input's, not the
