@@ -55,3 +55,17 @@ def test_hook_needing_a_graph_global_step_on_chosen_function_engine(tmp_path):
   with pytest.raises(NeedsGraphEngine, match=r"_GlobalStepOpHook.begin\(\)"):
     est.train(models.input_fn(), steps=3, hooks=[_GlobalStepOpHook()])
   assert not models.checkpoint_files(str(tmp_path))
+
+
+@pytest.mark.parametrize("engine", [None, "function", "graph"])
+def test_a_mock_hook_is_called_as_by_the_estimator(tmp_path, engine):
+  # The Estimator's own tests pass mock.MagicMock(wraps=...) hooks, whose
+  # class has no `begin` attribute.
+  from unittest import mock  # pylint: disable=g-import-not-at-top
+  config = {} if engine is None else {"engine": engine}
+  est = models.estimator(tmp_path, **config)
+  hook = mock.MagicMock(wraps=tf.compat.v1.train.SessionRunHook(),
+                        spec=tf.compat.v1.train.SessionRunHook)
+  est.train(models.input_fn(), steps=2, hooks=[hook])
+  assert hook.begin.called and hook.end.called
+  assert est.get_variable_value("global_step") == 2

@@ -172,7 +172,7 @@ class HookRunner:
               "engine saves checkpoints itself; pass saving_listeners to "
               "train() instead of a CheckpointSaverHook). "
               f"{GRAPH_ENGINE_FIX}")
-        if type(hook).begin is _train.StepCounterHook.begin:
+        if getattr(type(hook), "begin", None) is _train.StepCounterHook.begin:
           begin_step_counter(hook, self.graph)
           continue
         bound = (self._bind_variables(hook)
