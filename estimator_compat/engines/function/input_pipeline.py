@@ -1,13 +1,21 @@
 """The input of one call on the function engine, as a tf.data.Dataset.
 
-input_fn is called eagerly, with tf_random_seed as the global seed (the
-Estimator's graph seed). A Dataset is used as it is. Tensors are what the
-Estimator's Session evaluated at every step, so `graph_input` finds out what
-they depend on: constants are repeated, tensors a private Session can
-evaluate (a one-shot iterator, random ops) are streamed from it step by step
-until the end of the input, and tensors that need the user's own Session work
-(placeholders, initializable iterators) route the call to the graph engine.
-Such an input_fn is called twice per call: eagerly, then in a private graph.
+input_fn is called once, as the Estimator called it: in a private TF1 graph
+set up as the Estimator's (`graph_input.build`: tf_random_seed as the graph
+seed, global_step, then input_fn). A Dataset built there is imported into a
+function and used eagerly, its ops keeping the Estimator's seeds. Tensors are
+what the Estimator's Session evaluated at every step, so `graph_input` finds
+out what they depend on: constants are repeated, tensors a private Session
+can evaluate (a one-shot iterator, random ops) are streamed from it step by
+step until the end of the input, and tensors that need the user's own
+Session work (placeholders, initializable iterators) route the call to the
+graph engine (which calls input_fn again).
+
+Under a strategy, inside a function (per-worker datasets), for our own
+numpy_input_fn / pandas_input_fn (a Dataset when called eagerly), or when
+input_fn fails in a graph (eager-only code), input_fn is called eagerly with
+tf_random_seed as the global seed; a Dataset is used as it is, and tensors
+are then built again in the private graph (a second call).
 """
 
 import contextlib
@@ -67,6 +75,24 @@ def _has_list_of_tensors(value) -> bool:
   return False
 
 
+def _check_feedable(result, where: str) -> None:
+  """Raises NeedsGraphEngine for tensors a tf.data.Dataset cannot carry."""
+  if _has_list_of_tensors(result):
+    # tf.data stacks a list into one tensor; model_fn got the list itself.
+    raise NeedsGraphEngine(
+        f"{where} returns a Python list of tensors (e.g. labels [label_a, "
+        "label_b]), which the function engine's tf.data.Dataset cannot "
+        "carry as a list (a tuple it can). "
+        f"{GRAPH_ENGINE_FIX}")
+  if not tf.nest.flatten(result):
+    # ({}, None): steps without input, which a TF1 Session runs as they are.
+    raise NeedsGraphEngine(
+        f"{where} returns no tensors (empty features and no labels); the "
+        "function engine feeds its steps from a tf.data.Dataset, which needs "
+        "at least one tensor, while a TF1 Session runs steps without input. "
+        f"{GRAPH_ENGINE_FIX}")
+
+
 def make_dataset(setup: ModelSetup, input_fn, mode: str,
                  input_context=None, distributed: bool = False
                 ) -> tf.data.Dataset:
@@ -91,6 +117,22 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
     return python_values_as_tensors(
         invoke_input_fn(setup, input_fn, mode, input_context))
 
+  if not distributed and tf.executing_eagerly() and not getattr(
+      input_fn, "estimator_compat_eager_dataset", False):
+    try:
+      built = graph_input.build(setup.config.tf_random_seed, mode, call,
+                                where, _ALLOWED, datasets=True)
+    except NeedsGraphEngine:
+      raise
+    except Exception as graph_error:  # pylint: disable=broad-except
+      # Code that runs only eagerly (it captures eager tensors or tables):
+      # a Dataset made eagerly is used as before.
+      with _graph_seed(setup.config.tf_random_seed):
+        result = call()
+      if isinstance(result, tf.data.Dataset):
+        return result
+      raise graph_error
+    return _from_graph(built, mode, where)
   try:
     with _graph_seed(setup.config.tf_random_seed):
       result = call()
@@ -109,20 +151,7 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   if isinstance(result, tf.data.Dataset):
     return result
   result = graph_input.normalize(result, where, _ALLOWED)
-  if _has_list_of_tensors(result):
-    # tf.data stacks a list into one tensor; model_fn got the list itself.
-    raise NeedsGraphEngine(
-        f"{where} returns a Python list of tensors (e.g. labels [label_a, "
-        "label_b]), which the function engine's tf.data.Dataset cannot "
-        "carry as a list (a tuple it can). "
-        f"{GRAPH_ENGINE_FIX}")
-  if not tf.nest.flatten(result):
-    # ({}, None): steps without input, which a TF1 Session runs as they are.
-    raise NeedsGraphEngine(
-        f"{where} returns no tensors (empty features and no labels); the "
-        "function engine feeds its steps from a tf.data.Dataset, which needs "
-        "at least one tensor, while a TF1 Session runs steps without input. "
-        f"{GRAPH_ENGINE_FIX}")
+  _check_feedable(result, where)
   built = graph_input.build(setup.config.tf_random_seed, mode, call, where,
                             _ALLOWED)
   kind = graph_input.classify(built, where)
@@ -135,6 +164,23 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
     return tf.data.Dataset.from_tensors(result).repeat()
   if distributed:
     raise _not_distributable(where)
+  return graph_input.stream(built)
+
+
+def _from_graph(built: graph_input.InputGraph, mode: str,
+                where: str) -> tf.data.Dataset:
+  """The Dataset of what input_fn, called once in `built`, fed model_fn."""
+  if isinstance(built.element, tf.data.Dataset):
+    graph_input.check_dataset(built, where)
+    return graph_input.eager_dataset(built)
+  _check_feedable(built.element, where)
+  kind = graph_input.classify(built, where)
+  if mode == ModeKeys.PREDICT:
+    features = built.element
+    predict_input_check.warn_if_endless(
+        features[0] if isinstance(features, tuple) else features, built.graph)
+  if kind == graph_input.CONSTANT:
+    return graph_input.constant(built)
   return graph_input.stream(built)
 
 
