@@ -1,13 +1,22 @@
 """The input of one call on the function engine, as a tf.data.Dataset.
 
-input_fn is called eagerly, with tf_random_seed as the global seed (the
-Estimator's graph seed). A Dataset is used as it is. Tensors are what the
-Estimator's Session evaluated at every step, so `graph_input` finds out what
-they depend on: constants are repeated, tensors a private Session can
-evaluate (a one-shot iterator, random ops) are streamed from it step by step
-until the end of the input, and tensors that need the user's own Session work
-(placeholders, initializable iterators) route the call to the graph engine.
-Such an input_fn is called twice per call: eagerly, then in a private graph.
+input_fn is called once, as the Estimator called it: in a private TF1 graph
+set up as the Estimator's (`graph_input.build`: tf_random_seed as the graph
+seed, global_step, then input_fn). A Dataset built there is imported into a
+function and used eagerly, its ops keeping the Estimator's seeds. Tensors are
+what the Estimator's Session evaluated at every step, so `graph_input` finds
+out what they depend on: constants are repeated, tensors a private Session
+can evaluate (a one-shot iterator, random ops) are streamed from it step by
+step until the end of the input, and tensors that need the user's own
+Session work (placeholders, initializable iterators) route the call to the
+graph engine (which calls input_fn again).
+
+Under a strategy, inside a function (per-worker datasets), for our own
+numpy_input_fn / pandas_input_fn (a Dataset when called eagerly), or when
+input_fn fails in a graph (eager-only code), input_fn is called eagerly with
+tf_random_seed as the global seed; a Dataset is used as it is, and tensors
+are then built again in the private graph (a second call).
+
 The result's Python and numpy values and lists stay out of the Dataset and
 reach model_fn as they are (`model_input`, python_parts.py).
 """
@@ -69,6 +78,24 @@ def _has_list_of_tensors(value) -> bool:
   if isinstance(value, tuple):
     return any(_has_list_of_tensors(v) for v in value)
   return False
+
+
+def _check_feedable(result, where: str) -> None:
+  """Raises NeedsGraphEngine for tensors a tf.data.Dataset cannot carry."""
+  if _has_list_of_tensors(result):
+    # tf.data stacks a list into one tensor; model_fn got the list itself.
+    raise NeedsGraphEngine(
+        f"{where} returns a Python list of tensors (e.g. labels [label_a, "
+        "label_b]), which the function engine's tf.data.Dataset cannot "
+        "carry as a list (a tuple it can). "
+        f"{GRAPH_ENGINE_FIX}")
+  if not tf.nest.flatten(result):
+    # ({}, None): steps without input, which a TF1 Session runs as they are.
+    raise NeedsGraphEngine(
+        f"{where} returns no tensors (empty features and no labels); the "
+        "function engine feeds its steps from a tf.data.Dataset, which needs "
+        "at least one tensor, while a TF1 Session runs steps without input. "
+        f"{GRAPH_ENGINE_FIX}")
 
 
 def make_dataset(setup: ModelSetup, input_fn, mode: str,
@@ -137,17 +164,34 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
       return graph_input.as_tensors(result)
     return parts[0].element(result)
 
+  def held_in_graph(result):
+    # Where input_fn runs in a graph first: its PythonParts come from there.
+    if hold:
+      parts[0] = python_parts.held(result, mode)
+    return tensors_of(result)
+
+  if not distributed and tf.executing_eagerly() and not getattr(
+      input_fn, "estimator_compat_eager_dataset", False):
+    try:
+      built = graph_input.build(setup.config.tf_random_seed, mode, call,
+                                where, _ALLOWED, held_in_graph, datasets=True)
+    except NeedsGraphEngine:
+      raise
+    except Exception as graph_error:  # pylint: disable=broad-except
+      # Code that runs only eagerly (it captures eager tensors or tables):
+      # a Dataset made eagerly is used as before.
+      with _graph_seed(setup.config.tf_random_seed):
+        result = call()
+      if isinstance(result, tf.data.Dataset):
+        return result, None
+      raise graph_error
+    return _from_graph(built, mode, where, parts[0])
   try:
     with _graph_seed(setup.config.tf_random_seed):
       result = call()
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
     # refuses eager execution: the graph tells what it needs.
-    def held_in_graph(result):
-      if hold:
-        parts[0] = python_parts.held(result, mode)
-      return tensors_of(result)
-
     try:
       built = graph_input.build(setup.config.tf_random_seed, mode, call,
                                 where, _ALLOWED, held_in_graph)
@@ -163,21 +207,7 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
   if hold:
     parts[0] = python_parts.held(result, mode)
   if parts[0] is None:
-    if _has_list_of_tensors(result):
-      # tf.data stacks a list into one tensor; model_fn got the list itself.
-      raise NeedsGraphEngine(
-          f"{where} returns a Python list of tensors (e.g. labels [label_a, "
-          "label_b]), which the function engine's tf.data.Dataset cannot "
-          "carry as a list (a tuple it can). "
-          f"{GRAPH_ENGINE_FIX}")
-    if not tf.nest.flatten(result):
-      # ({}, None): steps without input, which a TF1 Session runs as they
-      # are.
-      raise NeedsGraphEngine(
-          f"{where} returns no tensors (empty features and no labels); the "
-          "function engine feeds its steps from a tf.data.Dataset, which "
-          "needs at least one tensor, while a TF1 Session runs steps without "
-          f"input. {GRAPH_ENGINE_FIX}")
+    _check_feedable(result, where)
   built = graph_input.build(setup.config.tf_random_seed, mode, call, where,
                             _ALLOWED, tensors_of)
   kind = graph_input.classify(built, where)
@@ -193,6 +223,26 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
   if distributed:
     raise _not_distributable(where)
   return graph_input.stream(built), parts[0]
+
+
+def _from_graph(built: graph_input.InputGraph, mode: str, where: str,
+                parts: Optional[PythonParts]
+               ) -> Tuple[tf.data.Dataset, Optional[PythonParts]]:
+  """The input of what input_fn, called once in `built`, fed model_fn."""
+  if isinstance(built.element, tf.data.Dataset):
+    graph_input.check_dataset(built, where)
+    return graph_input.eager_dataset(built), None
+  if parts is None:
+    _check_feedable(built.element, where)
+  kind = graph_input.classify(built, where)
+  if mode == ModeKeys.PREDICT:
+    features = built.element
+    if parts is None and isinstance(features, tuple):
+      features = features[0]
+    predict_input_check.warn_if_endless(features, built.graph)
+  if kind == graph_input.CONSTANT:
+    return graph_input.constant(built), parts
+  return graph_input.stream(built), parts
 
 
 def make_input(setup: ModelSetup, input_fn, mode: str,
