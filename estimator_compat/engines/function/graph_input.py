@@ -220,7 +220,11 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
   init_ops = input_graph.init_ops
 
   def values():
-    with tf.compat.v1.Session(graph=graph, config=_session_config()) as sess:
+    # Closed directly, not by `with Session()`: its __exit__ closes from a
+    # new thread, which never starts when the interpreter's exit is what
+    # finalizes an unfinished generator (the program hung at exit).
+    sess = tf.compat.v1.Session(graph=graph, config=_session_config())
+    try:
       sess.run(init_ops)
       while True:
         try:
@@ -228,6 +232,8 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
         except tf.errors.OutOfRangeError:
           return
         yield tuple(batch)
+    finally:
+      sess.close()
 
   def pack(*parts):
     return tf.nest.pack_sequence_as(structure, list(parts),
