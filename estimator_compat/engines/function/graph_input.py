@@ -29,6 +29,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.mode_keys import ModeKeys
@@ -55,10 +56,13 @@ class InputGraph:
       (features, labels) tuple, leaves converted to tensors of `graph`.
     init_ops: what the Estimator's default Scaffold ran before the first
       step for these tensors (local variables, lookup tables).
+    op_seeds: the unseeded op-seed requests input_fn made in the graph
+      (the model_fn's numbering went on from there; op_seeds.py).
   """
   graph: tf.Graph
   element: Any
   init_ops: List[tf.Operation]
+  op_seeds: int = 0
 
 
 def normalize(result: Any, where: str, allowed: str) -> Any:
@@ -114,7 +118,7 @@ def build(tf_random_seed: Optional[int], mode: str,
     element = _as_tensors(normalize(result, where, allowed))
     init_ops = [tf.compat.v1.local_variables_initializer(),
                 tf.compat.v1.tables_initializer()]
-  return InputGraph(graph, element, init_ops)
+  return InputGraph(graph, element, init_ops, op_seeds.requested_in(graph))
 
 
 def _flat(element: Any) -> List[tf.Tensor]:

@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from estimator_compat import predict_input_check
 from estimator_compat.engines.function import graph_input
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
@@ -25,21 +26,25 @@ from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 
 @contextlib.contextmanager
-def _graph_seed(seed: Optional[int]) -> Iterator[None]:
+def _graph_seed(seed: Optional[int]) -> Iterator[Optional[op_seeds.Numbered]]:
   """tf_random_seed as the global seed while input_fn runs eagerly.
 
   The Estimator built input_fn in a graph seeded with tf_random_seed, so an
-  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3); eagerly it
-  draws from (global seed, 3). The previous global seed is set back after
-  (which restarts the eager op-seed sequence of a program that set one).
+  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3), and an
+  unseeded one from (tf_random_seed, n) for the n-th unseeded request of
+  the graph; eagerly they draw from (global seed, 3) and (global seed, n) as
+  numbered by `op_seeds`, which yields that count. The previous global seed
+  is set back after (which restarts the eager op-seed sequence of a program
+  that set one).
   """
   if seed is None:
-    yield
+    yield None
     return
   previous = tf.compat.v1.get_seed(None)[0] if tf.executing_eagerly() else None
   tf.random.set_seed(seed)
   try:
-    yield
+    with op_seeds.numbered_eagerly() as numbered:
+      yield numbered
   finally:
     if tf.executing_eagerly():
       tf.random.set_seed(previous)
@@ -80,7 +85,7 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
         invoke_input_fn(setup, input_fn, mode, input_context))
 
   try:
-    with _graph_seed(setup.config.tf_random_seed):
+    with _graph_seed(setup.config.tf_random_seed) as numbered:
       result = call()
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
@@ -93,9 +98,9 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
     graph_input.classify(built, where)
     if distributed:
       raise _not_distributable(where) from eager_error
-    return graph_input.stream(built)
+    return op_seeds.record(graph_input.stream(built), built.op_seeds)
   if isinstance(result, tf.data.Dataset):
-    return result
+    return op_seeds.record(result, numbered.count if numbered else 0)
   result = graph_input.normalize(result, where, _ALLOWED)
   if not tf.nest.flatten(result):
     # ({}, None): steps without input, which a TF1 Session runs as they are.
@@ -113,10 +118,11 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
         features[0] if isinstance(features, tuple) else features, built.graph)
   if kind == graph_input.CONSTANT:
     # The same value at every step, as a Session evaluated it.
-    return tf.data.Dataset.from_tensors(result).repeat()
+    return op_seeds.record(tf.data.Dataset.from_tensors(result).repeat(),
+                           built.op_seeds)
   if distributed:
     raise _not_distributable(where)
-  return graph_input.stream(built)
+  return op_seeds.record(graph_input.stream(built), built.op_seeds)
 
 
 def make_input(setup: ModelSetup, input_fn, mode: str,
