@@ -115,3 +115,19 @@ def test_queue_summary_values_of_two_real_runs_are_known():
     assert known.classify(s, difference, table) == "numpy-input-queue-summary"
     other = compare.Difference(kind, "model:.: loss", "1 of 8 values differ")
     assert known.classify(s, other, table) is None
+
+
+def test_baseline_programs_pass_no_warm_start_from():
+  # BaselineClassifier/Regressor (v1 and v2) take no warm_start_from: such
+  # programs raised TypeError on both sides and compared nothing (seeds 19,
+  # 20, 24, 26, 27).
+  specs = [spec_lib.draw(seed) for seed in SEEDS]
+  baseline = [s for s in specs if s.model == "canned_baseline"]
+  assert baseline
+  for s in baseline:
+    assert s.sequence != "warm_start"
+    tree = ast.parse(generator.generate(s))
+    for node in ast.walk(tree):
+      if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+          and node.func.attr.startswith("Baseline")):
+        assert "warm_start_from" not in {k.arg for k in node.keywords}
