@@ -19,6 +19,10 @@ X = np.arange(8, dtype=np.float32).reshape(8, 1)
 # after an input_fn that requested one op seed.
 AFTER_ONE_REQUEST = [[0.460375, 0.928518, 0.345556],
                      [0.377156, 0.392504, 0.9031]]
+# The same after a Keras layer whose v1 initializer requested one more (the
+# Estimator made the variable in its graph; here it is made eagerly).
+AFTER_TWO_REQUESTS = [[0.280009, 0.686867, 0.652605],
+                      [0.072666, 0.689429, 0.967441]]
 
 
 def one_shot_input_fn():
@@ -31,8 +35,12 @@ def unseeded_shuffle_input_fn():
       4).repeat()
 
 
-def _model_fn(noise):
+def _model_fn(noise, keras_layer_first=False):
   def model_fn(features, labels, mode):
+    if keras_layer_first:
+      tf.keras.layers.Dense(
+          2, kernel_initializer=tf.compat.v1.truncated_normal_initializer())(
+              features["x"])
     noise[:] = [tf.random.uniform([3])]
     w = tf.compat.v1.get_variable(
         "w", [1, 1], initializer=tf.compat.v1.zeros_initializer())
@@ -59,17 +67,20 @@ class _Seen(tfe.SessionRunHook):
 @pytest.mark.parametrize("engine_name", [None, "function", "graph"])
 @pytest.mark.parametrize("input_fn", [one_shot_input_fn,
                                       unseeded_shuffle_input_fn])
+@pytest.mark.parametrize("keras_layer_first", [False, True])
 def test_model_fn_op_seeds_follow_the_input_fn_requests(
-    engine_name, input_fn, tmp_path, monkeypatch):
+    engine_name, input_fn, keras_layer_first, tmp_path, monkeypatch):
   monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
   if engine_name:
     monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", engine_name)
+  expected = AFTER_TWO_REQUESTS if keras_layer_first else AFTER_ONE_REQUEST
   noise = []
-  estimator = tfe.Estimator(_model_fn(noise), str(tmp_path),
+  estimator = tfe.Estimator(_model_fn(noise, keras_layer_first),
+                            str(tmp_path),
                             config=tfe.RunConfig(tf_random_seed=7))
   seen = _Seen(noise)
   estimator.train(input_fn, steps=2, hooks=[seen])
-  np.testing.assert_allclose(seen.values, AFTER_ONE_REQUEST, atol=1e-6)
+  np.testing.assert_allclose(seen.values, expected, atol=1e-6)
   seen = _Seen(noise)
   estimator.evaluate(input_fn, steps=1, hooks=[seen])
-  np.testing.assert_allclose(seen.values, AFTER_ONE_REQUEST[:1], atol=1e-6)
+  np.testing.assert_allclose(seen.values, expected[:1], atol=1e-6)

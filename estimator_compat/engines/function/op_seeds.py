@@ -54,6 +54,36 @@ def numbered_eagerly() -> Iterator[Numbered]:
     ctx._rng = previous  # pylint: disable=protected-access
 
 
+class _InGraph:
+  """Stands for the eager seed stream: the next number of `graph`'s requests."""
+
+  def __init__(self, graph: tf.Graph):
+    self._graph = graph
+
+  def randint(self, low: int, high: int) -> int:
+    del low, high
+    number = requested_in(self._graph)
+    continue_numbering(self._graph, number + 1)
+    return number
+
+
+@contextlib.contextmanager
+def eager_requests_numbered_in(graph: tf.Graph) -> Iterator[None]:
+  """Eager requests (variables made in init_scope) take `graph`'s numbers.
+
+  In the Estimator's graph a variable's initializer (an embedding column's
+  truncated normal, a v1 initializer) took its op seed from the graph's
+  numbering; traced here, the variable is made eagerly.
+  """
+  ctx = context.context()
+  previous = getattr(ctx, "_rng", None)
+  ctx._rng = _InGraph(graph)  # pylint: disable=protected-access
+  try:
+    yield
+  finally:
+    ctx._rng = previous  # pylint: disable=protected-access
+
+
 def requested_in(graph: tf.Graph) -> int:
   """How many unseeded op-seed requests `graph` has numbered so far."""
   return random_seed._graph_to_seed_dict.get(graph, 0)  # pylint: disable=protected-access

@@ -187,6 +187,7 @@ class TracedModel:
           stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
       stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
       op_seeds.continue_numbering(graph, self._input_op_seeds)
+      stack.enter_context(op_seeds.eager_requests_numbered_in(graph))
       stack.enter_context(random_streams.shared(graph))
       stack.enter_context(layer_updates_in_collection())
       global_step = tf.compat.v1.train.get_or_create_global_step()
