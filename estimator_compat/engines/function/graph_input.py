@@ -31,6 +31,7 @@ import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
 from tensorflow.python.training import training_util
 
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.mode_keys import ModeKeys
@@ -58,10 +59,13 @@ class InputGraph:
       what `build`'s `element_of` made of it).
     init_ops: what the Estimator's default Scaffold ran before the first
       step for these tensors (local variables, lookup tables).
+    op_seeds: the unseeded op-seed requests input_fn made in the graph
+      (the model_fn's numbering went on from there; op_seeds.py).
   """
   graph: tf.Graph
   element: Any
   init_ops: List[tf.Operation]
+  op_seeds: int = 0
 
 
 def normalize(result: Any, where: str, allowed: str) -> Any:
@@ -117,7 +121,8 @@ def build(tf_random_seed: Optional[int], mode: str,
       training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
     result = call_input_fn()
     if isinstance(result, tf.data.Dataset) and datasets:
-      return InputGraph(graph, result, [tf.compat.v1.tables_initializer()])
+      return InputGraph(graph, result, [tf.compat.v1.tables_initializer()],
+                        op_seeds.requested_in(graph))
     if isinstance(result, tf.data.Dataset):
       raise NeedsGraphEngine(
           f"{where} returns tensors when called eagerly but a Dataset in a "
@@ -126,7 +131,7 @@ def build(tf_random_seed: Optional[int], mode: str,
     element = element_of(normalize(result, where, allowed))
     init_ops = [tf.compat.v1.local_variables_initializer(),
                 tf.compat.v1.tables_initializer()]
-  return InputGraph(graph, element, init_ops)
+  return InputGraph(graph, element, init_ops, op_seeds.requested_in(graph))
 
 
 def _flat(element: Any) -> List[tf.Tensor]:
@@ -232,7 +237,11 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
   init_ops = input_graph.init_ops
 
   def values():
-    with tf.compat.v1.Session(graph=graph, config=_session_config()) as sess:
+    # Closed directly, not by `with Session()`: its __exit__ closes from a
+    # new thread, which never starts when the interpreter's exit is what
+    # finalizes an unfinished generator (the program hung at exit).
+    sess = tf.compat.v1.Session(graph=graph, config=_session_config())
+    try:
       sess.run(init_ops)
       while True:
         try:
@@ -240,6 +249,8 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
         except tf.errors.OutOfRangeError:
           return
         yield tuple(batch)
+    finally:
+      sess.close()
 
   def pack(*parts):
     return tf.nest.pack_sequence_as(structure, list(parts),

@@ -30,6 +30,7 @@ from estimator_compat import predict_input_check
 from estimator_compat.engines.function import graph_input
 from estimator_compat.engines.function import python_parts
 from estimator_compat.engines.function.python_parts import PythonParts
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
@@ -38,21 +39,25 @@ from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 
 @contextlib.contextmanager
-def _graph_seed(seed: Optional[int]) -> Iterator[None]:
+def _graph_seed(seed: Optional[int]) -> Iterator[Optional[op_seeds.Numbered]]:
   """tf_random_seed as the global seed while input_fn runs eagerly.
 
   The Estimator built input_fn in a graph seeded with tf_random_seed, so an
-  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3); eagerly it
-  draws from (global seed, 3). The previous global seed is set back after
-  (which restarts the eager op-seed sequence of a program that set one).
+  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3), and an
+  unseeded one from (tf_random_seed, n) for the n-th unseeded request of
+  the graph; eagerly they draw from (global seed, 3) and (global seed, n) as
+  numbered by `op_seeds`, which yields that count. The previous global seed
+  is set back after (which restarts the eager op-seed sequence of a program
+  that set one).
   """
   if seed is None:
-    yield
+    yield None
     return
   previous = tf.compat.v1.get_seed(None)[0] if tf.executing_eagerly() else None
   tf.random.set_seed(seed)
   try:
-    yield
+    with op_seeds.numbered_eagerly() as numbered:
+      yield numbered
   finally:
     if tf.executing_eagerly():
       tf.random.set_seed(previous)
@@ -180,14 +185,14 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
     except Exception as graph_error:  # pylint: disable=broad-except
       # Code that runs only eagerly (it captures eager tensors or tables):
       # a Dataset made eagerly is used as before.
-      with _graph_seed(setup.config.tf_random_seed):
+      with _graph_seed(setup.config.tf_random_seed) as numbered:
         result = call()
       if isinstance(result, tf.data.Dataset):
-        return result, None
+        return op_seeds.record(result, numbered.count if numbered else 0), None
       raise graph_error
     return _from_graph(built, mode, where, parts[0])
   try:
-    with _graph_seed(setup.config.tf_random_seed):
+    with _graph_seed(setup.config.tf_random_seed) as numbered:
       result = call()
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
@@ -200,9 +205,9 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
     graph_input.classify(built, where)
     if distributed:
       raise _not_distributable(where) from eager_error
-    return graph_input.stream(built), parts[0]
+    return op_seeds.record(graph_input.stream(built), built.op_seeds), parts[0]
   if isinstance(result, tf.data.Dataset):
-    return result, None
+    return op_seeds.record(result, numbered.count if numbered else 0), None
   result = graph_input.normalize(result, where, _ALLOWED)
   if hold:
     parts[0] = python_parts.held(result, mode)
@@ -219,19 +224,25 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
   if kind == graph_input.CONSTANT:
     # The same value at every step, as a Session evaluated it.
     element = result if parts[0] is None else parts[0].element(result)
-    return tf.data.Dataset.from_tensors(element).repeat(), parts[0]
+    return op_seeds.record(tf.data.Dataset.from_tensors(element).repeat(),
+                           built.op_seeds), parts[0]
   if distributed:
     raise _not_distributable(where)
-  return graph_input.stream(built), parts[0]
+  return op_seeds.record(graph_input.stream(built), built.op_seeds), parts[0]
 
 
 def _from_graph(built: graph_input.InputGraph, mode: str, where: str,
                 parts: Optional[PythonParts]
                ) -> Tuple[tf.data.Dataset, Optional[PythonParts]]:
-  """The input of what input_fn, called once in `built`, fed model_fn."""
+  """The input of what input_fn, called once in `built`, fed model_fn.
+
+  The model_fn's unseeded op seeds go on from input_fn's requests in that
+  graph, as in the Estimator's one graph per call (op_seeds.py).
+  """
   if isinstance(built.element, tf.data.Dataset):
     graph_input.check_dataset(built, where)
-    return graph_input.eager_dataset(built), None
+    return op_seeds.record(graph_input.eager_dataset(built),
+                           built.op_seeds), None
   if parts is None:
     _check_feedable(built.element, where)
   kind = graph_input.classify(built, where)
@@ -241,8 +252,8 @@ def _from_graph(built: graph_input.InputGraph, mode: str, where: str,
       features = features[0]
     predict_input_check.warn_if_endless(features, built.graph)
   if kind == graph_input.CONSTANT:
-    return graph_input.constant(built), parts
-  return graph_input.stream(built), parts
+    return op_seeds.record(graph_input.constant(built), built.op_seeds), parts
+  return op_seeds.record(graph_input.stream(built), built.op_seeds), parts
 
 
 def make_input(setup: ModelSetup, input_fn, mode: str,
