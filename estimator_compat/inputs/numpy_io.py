@@ -98,6 +98,8 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
       return dataset
     return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
 
+  # The function engine may call it eagerly: one call, giving the Dataset.
+  input_fn.estimator_compat_eager_dataset = True
   return input_fn
 
 

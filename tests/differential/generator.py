@@ -419,6 +419,8 @@ def _canned_model(s: spec_lib.ProgramSpec) -> str:
   value = ('predictions["predictions"]' if s.task == "regression"
            else 'predictions["logistic"]')
   m = _metric_lines(s, "tf.cast(labels, tf.float32)", value, "  ")
+  if s.model != "canned_baseline":  # Baseline* take no warm_start_from
+    args.append("warm_start_from=warm_start_from")
   a = ",\n      ".join(args)
   return f'''
 
@@ -432,8 +434,7 @@ def metric_fn(labels, predictions):
 def make_estimator(model_dir=MODEL_DIR, warm_start_from=None):
   estimator = {namespace}.{cls}(
       {a},
-      model_dir=model_dir, config=make_config(),
-      warm_start_from=warm_start_from)
+      model_dir=model_dir, config=make_config())
   return tf.estimator.add_metrics(estimator, metric_fn)
 '''
 

@@ -118,6 +118,8 @@ def _settle(choices: Dict[str, object]) -> Dict[str, object]:
   if c["model"] == "canned_baseline":
     for key in ("bucketized", "vocabulary", "hashed", "crossed"):
       c[key] = False
+    if c["sequence"] == "warm_start":
+      c["sequence"] = "resume"  # Baseline* take no warm_start_from
   if c["crossed"]:
     c["bucketized"] = True  # the cross is of `c` and the bucketized x1
     c["vocabulary"] = True

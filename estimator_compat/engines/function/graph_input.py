@@ -28,8 +28,10 @@ from typing import Any, Callable, List, Optional, Set
 import numpy as np
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.data.ops import dataset_ops
 from tensorflow.python.training import training_util
 
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.mode_keys import ModeKeys
@@ -57,10 +59,13 @@ class InputGraph:
       what `build`'s `element_of` made of it).
     init_ops: what the Estimator's default Scaffold ran before the first
       step for these tensors (local variables, lookup tables).
+    op_seeds: the unseeded op-seed requests input_fn made in the graph
+      (the model_fn's numbering went on from there; op_seeds.py).
   """
   graph: tf.Graph
   element: Any
   init_ops: List[tf.Operation]
+  op_seeds: int = 0
 
 
 def normalize(result: Any, where: str, allowed: str) -> Any:
@@ -88,7 +93,8 @@ def as_tensors(element: Any) -> Any:
 def build(tf_random_seed: Optional[int], mode: str,
           call_input_fn: Callable[[], Any], where: str,
           allowed: str,
-          element_of: Callable[[Any], Any] = as_tensors) -> InputGraph:
+          element_of: Callable[[Any], Any] = as_tensors,
+          datasets: bool = False) -> InputGraph:
   """Calls input_fn in a fresh graph set up as the Estimator's was.
 
   Args:
@@ -100,10 +106,12 @@ def build(tf_random_seed: Optional[int], mode: str,
     allowed: what input_fn may return, for errors.
     element_of: makes the normalized result the element of tensors that
       is evaluated at each step (default: every leaf made a tensor).
+    datasets: a Dataset is kept as the element (for `eager_dataset`).
 
   Raises:
-    NeedsGraphEngine: in a graph, input_fn returns a Dataset (it returned
-      tensors eagerly), so what the Estimator fed cannot be told.
+    NeedsGraphEngine: in a graph, input_fn returns a Dataset and `datasets`
+      is False (it returned tensors eagerly), so what the Estimator fed
+      cannot be told.
   """
   graph = tf.Graph()
   with graph.as_default():
@@ -112,6 +120,9 @@ def build(tf_random_seed: Optional[int], mode: str,
     if mode == ModeKeys.TRAIN:
       training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
     result = call_input_fn()
+    if isinstance(result, tf.data.Dataset) and datasets:
+      return InputGraph(graph, result, [tf.compat.v1.tables_initializer()],
+                        op_seeds.requested_in(graph))
     if isinstance(result, tf.data.Dataset):
       raise NeedsGraphEngine(
           f"{where} returns tensors when called eagerly but a Dataset in a "
@@ -120,7 +131,7 @@ def build(tf_random_seed: Optional[int], mode: str,
     element = element_of(normalize(result, where, allowed))
     init_ops = [tf.compat.v1.local_variables_initializer(),
                 tf.compat.v1.tables_initializer()]
-  return InputGraph(graph, element, init_ops)
+  return InputGraph(graph, element, init_ops, op_seeds.requested_in(graph))
 
 
 def _flat(element: Any) -> List[tf.Tensor]:
@@ -226,7 +237,11 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
   init_ops = input_graph.init_ops
 
   def values():
-    with tf.compat.v1.Session(graph=graph, config=_session_config()) as sess:
+    # Closed directly, not by `with Session()`: its __exit__ closes from a
+    # new thread, which never starts when the interpreter's exit is what
+    # finalizes an unfinished generator (the program hung at exit).
+    sess = tf.compat.v1.Session(graph=graph, config=_session_config())
+    try:
       sess.run(init_ops)
       while True:
         try:
@@ -234,6 +249,8 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
         except tf.errors.OutOfRangeError:
           return
         yield tuple(batch)
+    finally:
+      sess.close()
 
   def pack(*parts):
     return tf.nest.pack_sequence_as(structure, list(parts),
@@ -241,3 +258,60 @@ def stream(input_graph: InputGraph) -> tf.data.Dataset:
 
   return tf.data.Dataset.from_generator(
       values, output_signature=specs).map(pack)
+
+
+def constant(input_graph: InputGraph) -> tf.data.Dataset:
+  """The tensors' one value (CONSTANT), repeated as a Session evaluated it."""
+  flat = _flat(input_graph.element)
+  structure = tf.nest.map_structure(tf.type_spec_from_value,
+                                    input_graph.element)
+  with tf.compat.v1.Session(graph=input_graph.graph,
+                            config=_session_config()) as sess:
+    sess.run(input_graph.init_ops)
+    values = sess.run(flat)
+  value = tf.nest.pack_sequence_as(
+      structure, [tf.constant(v) for v in values], expand_composites=True)
+  return tf.data.Dataset.from_tensors(value).repeat()
+
+
+def check_dataset(input_graph: InputGraph, where: str) -> None:
+  """Raises NeedsGraphEngine if the Dataset reads what a Session feeds."""
+  graph = input_graph.graph
+  with graph.as_default():
+    local = {v.op.name for v in tf.compat.v1.local_variables()}
+  table_init = {op.name for op in graph.get_collection(
+      tf.compat.v1.GraphKeys.TABLE_INITIALIZERS)}
+  for op in _ancestors([input_graph.element._variant_tensor]):  # pylint: disable=protected-access
+    reason = _needs_session(op, local, table_init)
+    if reason:
+      raise NeedsGraphEngine(
+          f"{where} returns a Dataset that {reason}; the function engine "
+          f"has no TF1 Session to do that. {GRAPH_ENGINE_FIX}")
+
+
+def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
+  """The Dataset input_fn built in the graph, as an eager Dataset.
+
+  The ops that make the Dataset (and the lookup tables it reads, with their
+  initializers) are imported into a function, whose call gives the Dataset
+  eagerly: its ops keep the seeds the graph gave them (the Estimator's), and
+  input_fn is not called again. The graph is kept alive with the Dataset,
+  as the Python functions of `from_generator` and `py_func` are registered
+  with it.
+  """
+  dataset = input_graph.element
+  variant = dataset._variant_tensor  # pylint: disable=protected-access
+  init_names = [op.name for op in input_graph.init_ops]
+  graph_def = tf.compat.v1.graph_util.extract_sub_graph(
+      input_graph.graph.as_graph_def(), [variant.op.name] + init_names)
+
+  def imported():
+    elements = tf.compat.v1.import_graph_def(
+        graph_def, name="", return_elements=[variant.name] + init_names)
+    with tf.control_dependencies(elements[1:]):
+      return tf.identity(elements[0])
+
+  function = tf.compat.v1.wrap_function(imported, [])
+  eager = dataset_ops._VariantDataset(function(), dataset.element_spec)  # pylint: disable=protected-access
+  eager._estimator_compat_keep = (input_graph.graph, function)  # pylint: disable=protected-access
+  return eager

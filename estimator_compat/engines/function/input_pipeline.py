@@ -1,13 +1,22 @@
 """The input of one call on the function engine, as a tf.data.Dataset.
 
-input_fn is called eagerly, with tf_random_seed as the global seed (the
-Estimator's graph seed). A Dataset is used as it is. Tensors are what the
-Estimator's Session evaluated at every step, so `graph_input` finds out what
-they depend on: constants are repeated, tensors a private Session can
-evaluate (a one-shot iterator, random ops) are streamed from it step by step
-until the end of the input, and tensors that need the user's own Session work
-(placeholders, initializable iterators) route the call to the graph engine.
-Such an input_fn is called twice per call: eagerly, then in a private graph.
+input_fn is called once, as the Estimator called it: in a private TF1 graph
+set up as the Estimator's (`graph_input.build`: tf_random_seed as the graph
+seed, global_step, then input_fn). A Dataset built there is imported into a
+function and used eagerly, its ops keeping the Estimator's seeds. Tensors are
+what the Estimator's Session evaluated at every step, so `graph_input` finds
+out what they depend on: constants are repeated, tensors a private Session
+can evaluate (a one-shot iterator, random ops) are streamed from it step by
+step until the end of the input, and tensors that need the user's own
+Session work (placeholders, initializable iterators) route the call to the
+graph engine (which calls input_fn again).
+
+Under a strategy, inside a function (per-worker datasets), for our own
+numpy_input_fn / pandas_input_fn (a Dataset when called eagerly), or when
+input_fn fails in a graph (eager-only code), input_fn is called eagerly with
+tf_random_seed as the global seed; a Dataset is used as it is, and tensors
+are then built again in the private graph (a second call).
+
 The result's Python and numpy values and lists stay out of the Dataset and
 reach model_fn as they are (`model_input`, python_parts.py).
 """
@@ -21,6 +30,7 @@ from estimator_compat import predict_input_check
 from estimator_compat.engines.function import graph_input
 from estimator_compat.engines.function import python_parts
 from estimator_compat.engines.function.python_parts import PythonParts
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
@@ -29,21 +39,25 @@ from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
 
 
 @contextlib.contextmanager
-def _graph_seed(seed: Optional[int]) -> Iterator[None]:
+def _graph_seed(seed: Optional[int]) -> Iterator[Optional[op_seeds.Numbered]]:
   """tf_random_seed as the global seed while input_fn runs eagerly.
 
   The Estimator built input_fn in a graph seeded with tf_random_seed, so an
-  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3); eagerly it
-  draws from (global seed, 3). The previous global seed is set back after
-  (which restarts the eager op-seed sequence of a program that set one).
+  op seeded `shuffle(n, seed=3)` drew from (tf_random_seed, 3), and an
+  unseeded one from (tf_random_seed, n) for the n-th unseeded request of
+  the graph; eagerly they draw from (global seed, 3) and (global seed, n) as
+  numbered by `op_seeds`, which yields that count. The previous global seed
+  is set back after (which restarts the eager op-seed sequence of a program
+  that set one).
   """
   if seed is None:
-    yield
+    yield None
     return
   previous = tf.compat.v1.get_seed(None)[0] if tf.executing_eagerly() else None
   tf.random.set_seed(seed)
   try:
-    yield
+    with op_seeds.numbered_eagerly() as numbered:
+      yield numbered
   finally:
     if tf.executing_eagerly():
       tf.random.set_seed(previous)
@@ -69,6 +83,24 @@ def _has_list_of_tensors(value) -> bool:
   if isinstance(value, tuple):
     return any(_has_list_of_tensors(v) for v in value)
   return False
+
+
+def _check_feedable(result, where: str) -> None:
+  """Raises NeedsGraphEngine for tensors a tf.data.Dataset cannot carry."""
+  if _has_list_of_tensors(result):
+    # tf.data stacks a list into one tensor; model_fn got the list itself.
+    raise NeedsGraphEngine(
+        f"{where} returns a Python list of tensors (e.g. labels [label_a, "
+        "label_b]), which the function engine's tf.data.Dataset cannot "
+        "carry as a list (a tuple it can). "
+        f"{GRAPH_ENGINE_FIX}")
+  if not tf.nest.flatten(result):
+    # ({}, None): steps without input, which a TF1 Session runs as they are.
+    raise NeedsGraphEngine(
+        f"{where} returns no tensors (empty features and no labels); the "
+        "function engine feeds its steps from a tf.data.Dataset, which needs "
+        "at least one tensor, while a TF1 Session runs steps without input. "
+        f"{GRAPH_ENGINE_FIX}")
 
 
 def make_dataset(setup: ModelSetup, input_fn, mode: str,
@@ -137,17 +169,34 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
       return graph_input.as_tensors(result)
     return parts[0].element(result)
 
+  def held_in_graph(result):
+    # Where input_fn runs in a graph first: its PythonParts come from there.
+    if hold:
+      parts[0] = python_parts.held(result, mode)
+    return tensors_of(result)
+
+  if not distributed and tf.executing_eagerly() and not getattr(
+      input_fn, "estimator_compat_eager_dataset", False):
+    try:
+      built = graph_input.build(setup.config.tf_random_seed, mode, call,
+                                where, _ALLOWED, held_in_graph, datasets=True)
+    except NeedsGraphEngine:
+      raise
+    except Exception as graph_error:  # pylint: disable=broad-except
+      # Code that runs only eagerly (it captures eager tensors or tables):
+      # a Dataset made eagerly is used as before.
+      with _graph_seed(setup.config.tf_random_seed) as numbered:
+        result = call()
+      if isinstance(result, tf.data.Dataset):
+        return op_seeds.record(result, numbered.count if numbered else 0), None
+      raise graph_error
+    return _from_graph(built, mode, where, parts[0])
   try:
-    with _graph_seed(setup.config.tf_random_seed):
+    with _graph_seed(setup.config.tf_random_seed) as numbered:
       result = call()
   except RuntimeError as eager_error:
     # A TF1-only API (make_initializable_iterator, placeholder, queues) that
     # refuses eager execution: the graph tells what it needs.
-    def held_in_graph(result):
-      if hold:
-        parts[0] = python_parts.held(result, mode)
-      return tensors_of(result)
-
     try:
       built = graph_input.build(setup.config.tf_random_seed, mode, call,
                                 where, _ALLOWED, held_in_graph)
@@ -156,28 +205,14 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
     graph_input.classify(built, where)
     if distributed:
       raise _not_distributable(where) from eager_error
-    return graph_input.stream(built), parts[0]
+    return op_seeds.record(graph_input.stream(built), built.op_seeds), parts[0]
   if isinstance(result, tf.data.Dataset):
-    return result, None
+    return op_seeds.record(result, numbered.count if numbered else 0), None
   result = graph_input.normalize(result, where, _ALLOWED)
   if hold:
     parts[0] = python_parts.held(result, mode)
   if parts[0] is None:
-    if _has_list_of_tensors(result):
-      # tf.data stacks a list into one tensor; model_fn got the list itself.
-      raise NeedsGraphEngine(
-          f"{where} returns a Python list of tensors (e.g. labels [label_a, "
-          "label_b]), which the function engine's tf.data.Dataset cannot "
-          "carry as a list (a tuple it can). "
-          f"{GRAPH_ENGINE_FIX}")
-    if not tf.nest.flatten(result):
-      # ({}, None): steps without input, which a TF1 Session runs as they
-      # are.
-      raise NeedsGraphEngine(
-          f"{where} returns no tensors (empty features and no labels); the "
-          "function engine feeds its steps from a tf.data.Dataset, which "
-          "needs at least one tensor, while a TF1 Session runs steps without "
-          f"input. {GRAPH_ENGINE_FIX}")
+    _check_feedable(result, where)
   built = graph_input.build(setup.config.tf_random_seed, mode, call, where,
                             _ALLOWED, tensors_of)
   kind = graph_input.classify(built, where)
@@ -189,10 +224,36 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
   if kind == graph_input.CONSTANT:
     # The same value at every step, as a Session evaluated it.
     element = result if parts[0] is None else parts[0].element(result)
-    return tf.data.Dataset.from_tensors(element).repeat(), parts[0]
+    return op_seeds.record(tf.data.Dataset.from_tensors(element).repeat(),
+                           built.op_seeds), parts[0]
   if distributed:
     raise _not_distributable(where)
-  return graph_input.stream(built), parts[0]
+  return op_seeds.record(graph_input.stream(built), built.op_seeds), parts[0]
+
+
+def _from_graph(built: graph_input.InputGraph, mode: str, where: str,
+                parts: Optional[PythonParts]
+               ) -> Tuple[tf.data.Dataset, Optional[PythonParts]]:
+  """The input of what input_fn, called once in `built`, fed model_fn.
+
+  The model_fn's unseeded op seeds go on from input_fn's requests in that
+  graph, as in the Estimator's one graph per call (op_seeds.py).
+  """
+  if isinstance(built.element, tf.data.Dataset):
+    graph_input.check_dataset(built, where)
+    return op_seeds.record(graph_input.eager_dataset(built),
+                           built.op_seeds), None
+  if parts is None:
+    _check_feedable(built.element, where)
+  kind = graph_input.classify(built, where)
+  if mode == ModeKeys.PREDICT:
+    features = built.element
+    if parts is None and isinstance(features, tuple):
+      features = features[0]
+    predict_input_check.warn_if_endless(features, built.graph)
+  if kind == graph_input.CONSTANT:
+    return op_seeds.record(graph_input.constant(built), built.op_seeds), parts
+  return op_seeds.record(graph_input.stream(built), built.op_seeds), parts
 
 
 def make_input(setup: ModelSetup, input_fn, mode: str,

@@ -15,6 +15,7 @@ from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import CallSizer
 from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.hook_cadence import HookCadence
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
@@ -295,7 +296,9 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   features_spec = dataset.element_spec
   if parts is None and isinstance(features_spec, tuple) and len(
       features_spec) == 2:
-    dataset = dataset.map(lambda features, labels: features)
+    dataset = op_seeds.record(
+        dataset.map(lambda features, labels: features),
+        op_seeds.used_by(dataset))
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked, parts=parts)
   variables = model.capture.saveable_by_name()

@@ -23,6 +23,7 @@ from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on, reached_ops)
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import tables
 from estimator_compat.engines.function import tf1_code
@@ -175,6 +176,8 @@ class TracedModel:
     self._parts = parts
     self._has_labels = (parts.has_labels if parts is not None else
                         split_spec(dataset.element_spec)[1] is not None)
+    # Unseeded random ops in model_fn are numbered after input_fn's.
+    self._input_op_seeds = op_seeds.used_by(dataset)
     with tf.device("/cpu:0"):
       self._iterator = iter(dataset)
     self.spec: Optional[EstimatorSpec] = None
@@ -224,6 +227,8 @@ class TracedModel:
           # Estimator; without it they sum the replicas' gradients.
           stack.enter_context(strategy._scale_loss_for_estimator_enabled())  # pylint: disable=protected-access
       stack.enter_context(self.capture.scope(self._setup.config.tf_random_seed))
+      op_seeds.continue_numbering(graph, self._input_op_seeds)
+      stack.enter_context(op_seeds.eager_requests_numbered_in(graph))
       stack.enter_context(random_streams.shared(graph))
       stack.enter_context(tables.own_names())
       stack.enter_context(layer_updates_in_collection())
