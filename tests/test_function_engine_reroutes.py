@@ -136,3 +136,30 @@ def test_local_variables_initializer_in_model_fn(engine_name, caplog,
     result = est.evaluate(_input_fn, steps=1)
     np.testing.assert_allclose(result["mean_loss"], (2.0 * w - 1.0) ** 2,
                                rtol=1e-5)
+
+
+def _initializer_group_model_fn(features, labels, mode):
+  """Groups a variable's `.initializer` into a Scaffold's init_op."""
+  w = tf.compat.v1.get_variable(
+      "w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+  init_op = tf.group(
+      [w.initializer, tf.compat.v1.train.get_global_step().initializer])
+  loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                           scaffold=tf.compat.v1.train.Scaffold(
+                               init_op=init_op))
+
+
+def test_variable_initializer_grouped_in_model_fn(engine_name, caplog,
+                                                  tmp_path):
+  # A TypeError inside tf.group before (the eagerly made variables have no
+  # initializer op in the traced graph).
+  est = _train(engine_name, caplog, tmp_path, _initializer_group_model_fn)
+  if est is not None:
+    w = 1.0
+    for _ in range(2):
+      w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+    np.testing.assert_allclose(est.get_variable_value("w").ravel(), [w, w],
+                               rtol=1e-6)

@@ -25,6 +25,10 @@ _UNHASHABLE = "Tensor is unhashable"
 # engine's variables are created eagerly and have no initializer op in the
 # traced graph, so it fails with a TypeError there.
 _INITIALIZER_GROUP = "variables_initializer"
+# tf.group() of such a variable's `.initializer` (None in the traced graph),
+# e.g. Scaffold(init_op=tf.group(w.initializer)): TensorFlow's message then.
+_GROUP = "group"
+_NONE_IN_GROUP = "Received 'None'"
 
 
 def _raised_in(error: BaseException, function_name: str) -> bool:
@@ -51,10 +55,12 @@ def graph_only_errors(mode: str) -> Iterator[None]:
   try:
     yield
   except TypeError as error:
-    if _raised_in(error, _INITIALIZER_GROUP):
+    if _raised_in(error, _INITIALIZER_GROUP) or (
+        _raised_in(error, _GROUP) and _NONE_IN_GROUP in str(error)):
       raise NeedsGraphEngine(
           "model_fn builds an initializer op of its variables (e.g. "
-          "tf.compat.v1.local_variables_initializer()), which needs the "
+          "tf.compat.v1.local_variables_initializer() or tf.group("
+          "w.initializer)), which needs the "
           "variables of a TF1 Session graph, in "
           f"{_CALLS.get(mode, mode)}(). {GRAPH_ENGINE_FIX}") from error
     if _UNHASHABLE not in str(error):
