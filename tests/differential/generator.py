@@ -419,9 +419,10 @@ def _canned_model(s: spec_lib.ProgramSpec) -> str:
   value = ('predictions["predictions"]' if s.task == "regression"
            else 'predictions["logistic"]')
   m = _metric_lines(s, "tf.cast(labels, tf.float32)", value, "  ")
-  if s.model != "canned_baseline":  # Baseline* take no warm_start_from
-    args.append("warm_start_from=warm_start_from")
   a = ",\n      ".join(args)
+  # Baseline* take no warm_start_from.
+  warm = ("" if s.model == "canned_baseline"
+          else ",\n      warm_start_from=warm_start_from")
   return f'''
 
 def metric_fn(labels, predictions):
@@ -434,7 +435,7 @@ def metric_fn(labels, predictions):
 def make_estimator(model_dir=MODEL_DIR, warm_start_from=None):
   estimator = {namespace}.{cls}(
       {a},
-      model_dir=model_dir, config=make_config())
+      model_dir=model_dir, config=make_config(){warm})
   return tf.estimator.add_metrics(estimator, metric_fn)
 '''
 

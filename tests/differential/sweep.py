@@ -193,9 +193,16 @@ def sweep(seeds: Sequence[int], old_python: str, out: str, jobs: int = 1,
   first = {s: _diff(os.path.join(out, "old", str(s)),
                     os.path.join(out, "new", str(s))) for s in seeds}
   differing = [s for s in seeds if first[s]]
+
+  def finished(seed):
+    """Whether the real Estimator's run ended (a hang is not rerun)."""
+    error = _load(os.path.join(out, "old", str(seed)))[0].get("error") or {}
+    return error.get("type") not in ("RunnerTimeout", "RunnerCrash")
+
   run_side(old_python, "old",
            [item(s, "old_rerun", start=ckpt0(s))
-            for s in todo("old_rerun", differing) if os.path.isdir(ckpt0(s))],
+            for s in todo("old_rerun", differing)
+            if os.path.isdir(ckpt0(s)) and finished(s)],
            out, jobs, "old_rerun")
   dropped: Dict[int, str] = {}
   for s in differing:
