@@ -226,6 +226,8 @@ class Estimator:
       return True
     if config.is_chief:
       cluster_tasks.mark_done_at_exit(self._model_dir)
+    elif config.task_type == "worker" and strategies.between_graph(config):
+      cluster_tasks.mark_done_at_exit(self._model_dir, worker=config.task_id)
     return False
 
   def evaluate(self,

@@ -78,25 +78,51 @@ def done_path(model_dir: Optional[str]) -> str:
   return os.path.join(model_dir, DONE_FILE)
 
 
-def mark_done(model_dir: Optional[str]) -> None:
-  """The chief: training has finished (server tasks may exit)."""
-  path = done_path(model_dir)
+def worker_done_path(model_dir: Optional[str], task_id: int) -> str:
+  """A between-graph worker's done file, beside the chief's."""
+  return f"{done_path(model_dir)}.worker-{task_id}"
+
+
+def mark_done(model_dir: Optional[str],
+              worker: Optional[int] = None) -> None:
+  """The chief (or a between-graph worker): training has finished."""
+  path = (done_path(model_dir) if worker is None else
+          worker_done_path(model_dir, worker))
   tf.io.gfile.makedirs(os.path.dirname(path) or ".")
   with tf.io.gfile.GFile(path, "w") as f:
     f.write(str(time.time()))
 
 
-def mark_done_at_exit(model_dir: Optional[str]) -> None:
-  """The chief: write the done file when this process ends (once)."""
-  path = done_path(model_dir)
+def mark_done_at_exit(model_dir: Optional[str],
+                      worker: Optional[int] = None) -> None:
+  """The chief (or a between-graph worker): mark done at exit (once)."""
+  path = (done_path(model_dir) if worker is None else
+          worker_done_path(model_dir, worker))
   if path not in _marked_at_exit:
     _marked_at_exit.add(path)
-    atexit.register(mark_done, model_dir)
+    atexit.register(mark_done, model_dir, worker)
+
+
+def _workers_done(config, model_dir: Optional[str], since: float) -> bool:
+  """Between graphs, whether every worker marked its training done.
+
+  Its workers train against this task's variables after the chief is done
+  (asynchronous steps): a ps that left first would hang them.
+  """
+  if not strategies.between_graph(config):
+    return True
+  workers = config.cluster_spec.as_dict().get("worker", [])
+  return all(_marked_since(worker_done_path(model_dir, i), since)
+             for i in range(len(workers)))
 
 
 def done_since(model_dir: Optional[str], since: float) -> bool:
   """True if the chief marked the run done after `since` (a time.time())."""
-  path = done_path(model_dir)
+  return _marked_since(done_path(model_dir), since)
+
+
+def _marked_since(path: str, since: float) -> bool:
+  """True if the done file `path` was written after `since`."""
   if not tf.io.gfile.exists(path):
     return False
   try:
@@ -164,7 +190,8 @@ def serve_until_done(config, model_dir: Optional[str],
       start=True)
   logging.info("%s %d serving at %s until the chief is done.",
                config.task_type, config.task_id, server.target)
-  while not done_since(model_dir, started):
+  while not (done_since(model_dir, started) and
+             _workers_done(config, model_dir, started)):
     gone = _chief_gone()
     # The chief writes its mark before it exits: look once more.
     if gone is not None and not done_since(model_dir, started):
