@@ -49,7 +49,10 @@ def eval_input_fn():
 class DevicesHook(tf.compat.v1.train.SessionRunHook):
   """Prints the training graph's global variables and their devices."""
 
+  begun = False
+
   def begin(self):
+    DevicesHook.begun = True
     print("DEVICES " + json.dumps(
         {v.op.name: v.device for v in tf.compat.v1.global_variables()}),
           flush=True)
@@ -65,6 +68,10 @@ def main(model_dir, max_steps):
                                         hooks=[DevicesHook()]),
       tf.estimator.EvalSpec(eval_input_fn, steps=None, start_delay_secs=0,
                             throttle_secs=1))
+  if not DevicesHook.begun:
+    # The chief reached max_steps before this task's delayed start: its
+    # train() skipped, as the Estimator's did.
+    print("SKIPPED_TRAINING", flush=True)
   if config.is_chief:
     print("RESULT " + json.dumps(
         {"global_step": int(estimator.get_variable_value("global_step")),

@@ -453,8 +453,12 @@ def test_between_graph_replication_on_the_graph_engine(tmp_path, procs):
     assert started[job].returncode == 0, (job, outputs[job][-3000:])
   result = _result(outputs["chief"])
   assert 40 <= result["global_step"] <= 42
-  for job in ("chief", "worker"):  # Both trained, placing variables on ps.
+  for job in ("chief", "worker"):  # Each trained, placing variables on ps.
     lines = [l for l in outputs[job].splitlines() if l.startswith("DEVICES ")]
+    if job == "worker" and "SKIPPED_TRAINING" in outputs[job]:
+      # Under load the chief can reach max_steps before the worker's
+      # delayed start; the worker's train() then skips, as on TF 2.15.
+      continue
     assert lines, (job, outputs[job][-3000:])
     devices = json.loads(lines[-1][len("DEVICES "):])
     assert devices == {name: "/job:ps/task:0" for name in (
