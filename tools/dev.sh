@@ -6,6 +6,7 @@
 #                                 (slow multi-process ones included; the
 #                                 TF 2.15 venv of tools/tf215_venv.sh is
 #                                 created first for the differential sample),
+#                                 then mkdocs build --strict (the docs site),
 #                                 then bazel test //... (without the slow ones)
 # Setup is idempotent: a second call only re-installs when setup.py changed.
 set -euo pipefail
@@ -55,6 +56,13 @@ case "$cmd" in
     ESTIMATOR_COMPAT_OLD_PYTHON=$(tools/tf215_venv.sh)
     export ESTIMATOR_COMPAT_OLD_PYTHON
     .venv/bin/python -m pytest -q "$@"
+    # The documentation site: broken links, pages missing from the
+    # navigation, unparsable docstrings (seconds; no network). Not -q: it
+    # hides the warnings that --strict turns into a failure.
+    site_dir=$(mktemp -d)
+    NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict \
+      --site-dir "$site_dir"
+    rm -rf "$site_dir"
     ensure_bazel
     # py_test runs the python3 on PATH: the project's virtualenv. The slow
     # tests (files tagged slow, functions marked slow) already ran in pytest
