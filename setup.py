@@ -9,7 +9,7 @@ from setuptools.command import build_py
 _PTH_SOURCE = os.path.join("estimator_compat", "estimator_compat_auto.pth")
 _PTH_NAME = "estimator_compat_auto.pth"
 # Builds the documentation site (mkdocs.yml) offline.
-_DOCS = ["mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26"]
+_DOCS = ["mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=1.0"]
 
 
 class _BuildPyWithPth(build_py.build_py):
