@@ -21,6 +21,16 @@ def engine(request, monkeypatch):
   return request.param
 
 
+@pytest.fixture(params=["default", "graph", "function"])
+def engine_name(request, monkeypatch):
+  """Runs a test on the default engine (routing on) and on each engine."""
+  if request.param == "default":
+    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  else:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
+  return request.param
+
+
 @pytest.fixture
 def tmpfs(tmp_path):
   """A small tmpfs mounted for the test: (path, remount(options)).
