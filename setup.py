@@ -48,8 +48,10 @@ setuptools.setup(
     extras_require={
         "pandas": ["pandas>=2.0"],
         # build: the wheel test builds with `python -m build`; ipython:
-        # the `%load_ext estimator_compat` test.
-        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8"],
+        # the `%load_ext estimator_compat` test; bert-tensorflow: a public
+        # legacy program (bert.run_classifier) run unchanged.
+        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8",
+                 "bert-tensorflow==1.0.4"],
     },
     cmdclass={"build_py": _BuildPyWithPth},
     entry_points={
