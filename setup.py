@@ -52,10 +52,11 @@ setuptools.setup(
         # The documentation site (mkdocs.yml): `mkdocs build --strict`.
         "docs": _DOCS,
         # build: the wheel test builds with `python -m build`; ipython:
-        # the `%load_ext estimator_compat` test; the docs site is built by
-        # tools/dev.sh test and tests/test_docs_site.py.
-        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8"]
-                + _DOCS,
+        # the `%load_ext estimator_compat` test; bert-tensorflow: a public
+        # legacy program (bert.run_classifier) run unchanged; the docs site
+        # is built by tools/dev.sh test and tests/test_docs_site.py.
+        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8",
+                 "bert-tensorflow==1.0.4"] + _DOCS,
     },
     cmdclass={"build_py": _BuildPyWithPth},
     entry_points={
