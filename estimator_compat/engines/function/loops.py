@@ -20,6 +20,8 @@ from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function import variable_saver
+from estimator_compat.engines.function.fetch_keys import (
+    FetchKey, FetchKind, is_variable)
 from estimator_compat.engines.function.input_pipeline import (
     make_input, model_input)
 from estimator_compat.engines.function.session import (
@@ -76,7 +78,7 @@ def _steps(model: TracedModel, runner: HookRunner
       return
     values = {key: to_numpy(value) for key, value in outputs.items()}
     for key in keys:
-      if key.startswith("var:"):
+      if is_variable(key):
         values[key] = runner.variables[key].numpy()
     runner.after_run(values)
     yield values
@@ -289,7 +291,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     all_hooks = list(hooks) + list(spec.prediction_hooks)
     if isinstance(predictions, dict):
       # Fetched by position: MultiHead's keys are (head, key) tuples.
-      return ({f"prediction:{i}": v
+      return ({FetchKey(FetchKind.PREDICTION, str(i)): v
                for i, v in enumerate(predictions.values())}, all_hooks)
     return {"prediction": predictions}, all_hooks
 
@@ -312,8 +314,9 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
       batch = values["prediction"]
     else:
       keys = list(graph_engine._select_predictions(hooked.spec, predict_keys))  # pylint: disable=protected-access
-      batch = {keys[int(k[len("prediction:"):])]: v
-               for k, v in values.items() if k.startswith("prediction:")}
+      by_fetch = {FetchKey(FetchKind.PREDICTION, str(i)): key
+                  for i, key in enumerate(keys)}
+      batch = {by_fetch[k]: v for k, v in values.items() if k in by_fetch}
     if yield_single_examples:
       yield from graph_engine._single_examples(batch)  # pylint: disable=protected-access
     else:
