@@ -60,7 +60,8 @@ case "$cmd" in
     if [ "$#" -eq 0 ]; then
       # The whole suite, each test once: pytest runs the slow part (files
       # BUILD tags slow, functions marked slow), Bazel the rest.
-      ESTIMATOR_COMPAT_BAZEL_PART=skip .venv/bin/python -m pytest -q
+      ESTIMATOR_COMPAT_BAZEL_PART=skip .venv/bin/python -m pytest -q \
+        --durations=30
     else
       .venv/bin/python -m pytest -q "$@"
       exit 0
