@@ -84,6 +84,13 @@ def _steps(model: TracedModel, runner: HookRunner
     yield values
 
 
+# Evaluation and prediction run this many batches one per call before they
+# run many per call: a call of a few batches (a predict() per request, an
+# evaluate(steps=1)) does not pay for tracing the batched loop, which costs
+# about as much as a few dozen single-batch calls.
+SINGLE_BATCHES_FIRST = 32
+
+
 def _planned(sizer: CallSizer, cadence: HookCadence,
              left: Optional[float]) -> int:
   """Batches up to and including the next one a hook observes (evaluation,
@@ -112,7 +119,7 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
   sizer = CallSizer()
   done = 0
   while not runner.stop_requested and (steps is None or done < steps):
-    if batched:
+    if batched and done >= SINGLE_BATCHES_FIRST:
       planned = _planned(sizer, cadence,
                          None if steps is None else steps - done)
       if planned > 1:
@@ -146,8 +153,9 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
   sizer = CallSizer(first=1)
+  done = 0
   while not runner.stop_requested:
-    if batched:
+    if batched and done >= SINGLE_BATCHES_FIRST:
       planned = _planned(sizer, cadence, None)
       # (Asked only now: a predict() of one batch pays no pruning for it.)
       batched = planned == 1 or model.can_batch_predictions
@@ -156,6 +164,7 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
         batches, ended = model.predict_batches(planned - 1)
         sizer.record(len(batches), time.monotonic() - started)
         cadence.skip(len(batches))
+        done += len(batches)
         yield from batches
         if ended:
           return
@@ -165,6 +174,7 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
       return
     if batched and sizer.limit() == 1:
       sizer.record(1, time.monotonic() - started)
+    done += 1
     yield values
 
 
