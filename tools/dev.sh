@@ -58,6 +58,11 @@ case "$cmd" in
     ESTIMATOR_COMPAT_OLD_PYTHON=$(tools/tf215_venv.sh)
     export ESTIMATOR_COMPAT_OLD_PYTHON
     if [ "$#" -eq 0 ]; then
+      # Code checks first (seconds): pyflakes/bugbear, and calls with a
+      # missing or unknown argument (tests/test_code_checks.py plants each).
+      .venv/bin/python -m ruff check --config tools/ruff.toml .
+      .venv/bin/python -m mypy --config-file tools/mypy.ini estimator_compat \
+        migration
       # The whole suite, each test once: pytest runs the slow part (files
       # BUILD tags slow, functions marked slow), Bazel the rest.
       ESTIMATOR_COMPAT_BAZEL_PART=skip .venv/bin/python -m pytest -q \

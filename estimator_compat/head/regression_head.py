@@ -78,7 +78,7 @@ class RegressionHead(base_head.CannedHead):
           base_head.weighted_loss(loss, weights, self._loss_reduction),
           regularization_losses)
 
-  def predictions(self, logits):
+  def predictions(self, logits):  # type: ignore[override]  # as TF 2.15
     """`predictions` (and `logits` with an inverse link function)."""
     logits = checks.logits_with_final_dim(logits, self._logits_dimension)
     with tf.compat.v1.name_scope("predictions"):

@@ -165,7 +165,7 @@ class TracedModel:
   def __init__(self, setup: ModelSetup, mode: str, dataset: Any,
                build_fn: Callable[[EstimatorSpec], Dict[str, Any]],
                strategy: Optional[tf.distribute.Strategy] = None,
-               metrics_fn: Optional[Callable[[EstimatorSpec], Any]] = None,
+               metrics_fn: Optional[Callable[..., Any]] = None,
                parts: Optional[PythonParts] = None):
     self._setup = setup
     self._mode = mode
