@@ -19,6 +19,7 @@ from estimator_compat import checkpoint_reading
 from estimator_compat import front_checks
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat import model_dir_lock
+from estimator_compat import preemption
 from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat import warm_starting
@@ -171,6 +172,15 @@ class Estimator:
     if max_steps is not None and self._skip(max_steps,
                                             self._usable_newest()):
       return self
+    # SIGTERM/SIGINT stop training with a save; they act once the lock is
+    # released (preemption.py).
+    with preemption.watch(self._config):
+      self._train_locked(input_fn, hooks, steps, max_steps, saving_listeners)
+    return self
+
+  def _train_locked(self, input_fn, hooks, steps, max_steps,
+                    saving_listeners) -> None:
+    """train() holding the model_dir lock (the chief's)."""
     # The lock first: a refused trainer must not touch the files (such as
     # the save in progress) of the one that holds it.
     with model_dir_lock.held(self._model_dir, self._config.is_chief):
@@ -178,14 +188,13 @@ class Estimator:
       if latest is None:
         checkpoint_files.refuse_unnamed_checkpoints(self._model_dir)
       if self._skip(max_steps, latest):
-        return self
+        return
       if self._config.is_chief:
         checkpoint_files.refuse_symlinked_files(self._model_dir)
         checkpoint_files.remove_unfinished_saves(self._model_dir)
       self._engine().train(
           setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
           max_steps=max_steps, saving_listeners=saving_listeners)
-    return self
 
   def _usable_newest(self) -> Optional[str]:
     """The newest checkpoint; None also when it cannot be used (train()
