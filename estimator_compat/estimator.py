@@ -48,6 +48,34 @@ def _check_positive(name: str, value: Optional[float]) -> None:
         "steps above 0, or None.")
 
 
+def _input_fn_name(input_fn: Any) -> str:
+  """`module.qualname` of an input_fn (of the function a partial wraps)."""
+  target = getattr(input_fn, "func", input_fn)
+  name = getattr(target, "__qualname__", None) or type(target).__name__
+  module = getattr(target, "__module__", None)
+  return f"{module}.{name}" if module else name
+
+
+def _warn_if_no_step(input_fn: Any, before: Optional[str],
+                     model_dir: str) -> None:
+  """Warns when train() ran no step: its input yielded nothing.
+
+  The Estimator trained 0 steps there without a word ("Loss for final step:
+  None."); the count of steps stays, the warning is added. A run whose
+  global step moved (steps ran whose loss was lost with a worker) is not
+  warned about.
+  """
+  step = checkpoint_reading.global_step_of(before)
+  after = checkpoint_files.checkpoint_to_restore(model_dir)
+  if after is not None and checkpoint_reading.global_step_of(after) != step:
+    return
+  logging.warning(
+      "Training ran 0 steps: the input_fn %s yielded no batch (an empty "
+      "dataset or array, a filter or file pattern that matched nothing, or "
+      "its epochs already used up), so global_step stays at %d. Fix: check "
+      "the data that input_fn reads.", _input_fn_name(input_fn), step)
+
+
 class Estimator:
   """Trains, evaluates and predicts with a legacy `model_fn`.
 
@@ -192,9 +220,11 @@ class Estimator:
       if self._config.is_chief:
         checkpoint_files.refuse_symlinked_files(self._model_dir)
         checkpoint_files.remove_unfinished_saves(self._model_dir)
-      self._engine().train(
+      loss = self._engine().train(
           setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
           max_steps=max_steps, saving_listeners=saving_listeners)
+      if loss is None and not preemption.requested():
+        _warn_if_no_step(input_fn, latest, self._model_dir)
 
   def _usable_newest(self) -> Optional[str]:
     """The newest checkpoint; None also when it cannot be used (train()

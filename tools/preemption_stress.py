@@ -3,7 +3,7 @@ r"""SIGTERM at random moments, many times: every time a save at the step reached
   PYTHONPATH=. python tools/preemption_stress.py [--runs=20] [--cluster_runs=20]
 
 Per engine (function, graph): runs tests/preemption_program.py `--runs`
-times on one model_dir, each signalled with SIGTERM a random 0-1 s after
+times on one model_dir, each signalled with SIGTERM a random 0-3 s after
 its first save, and checks: exit code 143, the state file names a
 checkpoint at the step the run reached (its saving listener's end() saw
 it), the lock is free, and the next run starts at that step from the saved
@@ -76,7 +76,7 @@ def engine_runs(engine: str, runs: int, rng: random.Random) -> list:
                         f"{process.stderr.read()[-2000:]}")
         return failures
       time.sleep(0.05)
-    time.sleep(rng.uniform(0.0, 1.0))
+    time.sleep(rng.uniform(0.0, 3.0))
     signalled = time.monotonic()
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=300)
