@@ -20,6 +20,7 @@ from estimator_compat import front_checks
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat import model_dir_lock
 from estimator_compat import preemption
+from estimator_compat import rotation_record
 from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat import warm_starting
@@ -220,6 +221,7 @@ class Estimator:
       if self._config.is_chief:
         checkpoint_files.refuse_symlinked_files(self._model_dir)
         checkpoint_files.remove_unfinished_saves(self._model_dir)
+        rotation_record.finish_cut_short(self._model_dir)
       loss = self._engine().train(
           setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
           max_steps=max_steps, saving_listeners=saving_listeners)
