@@ -174,6 +174,8 @@ def test_sigterm_at_random_moments_saves_and_resumes_exactly(tmp_path,
                 f"{model_dir}/model.ckpt-{last}", name.replace("__", "/")))
     step = int(run[-1][1])
     assert run[-1] == ["end", str(step)] and ["after_save", str(step)] in run
-    assert state.endswith(f"model.ckpt-{step}") and step > last
+    # (A signal before the first step stops at the restored step.)
+    assert state.endswith(f"model.ckpt-{step}") and step >= last
     assert _lock_is_free(model_dir)
     last = step
+  assert last > 0

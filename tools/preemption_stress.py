@@ -95,7 +95,9 @@ def engine_runs(engine: str, runs: int, rng: random.Random) -> list:
                                         name.replace("__", "/"))
         if not np.array_equal(saved[name], stored):
           problems.append(f"{name} differs from model.ckpt-{last}")
-    if step <= last or ["after_save", str(step)] not in entries:
+    # A signal before the first step stops at the restored step (saved by
+    # the run's first save).
+    if step < last or ["after_save", str(step)] not in entries:
       problems.append(f"no save at the step reached: {entries[-3:]}")
     if _newest_step(model_dir) != step:
       problems.append(f"state file names {_newest_step(model_dir)}, "
@@ -172,7 +174,7 @@ def cluster_runs(runs: int, rng: random.Random) -> list:
     if not saves or saves[0] != last:
       problems.append(f"first save {saves[:1]}, not at {last}")
     step = saves[-1] if saves else -1
-    if step <= last or _newest_step(model_dir) != step:
+    if step < last or _newest_step(model_dir) != step:
       problems.append(f"last save {step}, state file "
                       f"{_newest_step(model_dir)}")
     if not _lock_is_free(model_dir):
