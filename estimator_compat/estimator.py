@@ -19,6 +19,8 @@ from estimator_compat import checkpoint_reading
 from estimator_compat import front_checks
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat import model_dir_lock
+from estimator_compat import preemption
+from estimator_compat import rotation_record
 from estimator_compat.distribute import strategies
 from estimator_compat import tf_logging as logging
 from estimator_compat import warm_starting
@@ -45,6 +47,34 @@ def _check_positive(name: str, value: Optional[float]) -> None:
     raise ValueError(
         f"Must specify {name} > 0, given: {value}. Fix: pass a number of "
         "steps above 0, or None.")
+
+
+def _input_fn_name(input_fn: Any) -> str:
+  """`module.qualname` of an input_fn (of the function a partial wraps)."""
+  target = getattr(input_fn, "func", input_fn)
+  name = getattr(target, "__qualname__", None) or type(target).__name__
+  module = getattr(target, "__module__", None)
+  return f"{module}.{name}" if module else name
+
+
+def _warn_if_no_step(input_fn: Any, before: Optional[str],
+                     model_dir: str) -> None:
+  """Warns when train() ran no step: its input yielded nothing.
+
+  The Estimator trained 0 steps there without a word ("Loss for final step:
+  None."); the count of steps stays, the warning is added. A run whose
+  global step moved (steps ran whose loss was lost with a worker) is not
+  warned about.
+  """
+  step = checkpoint_reading.global_step_of(before)
+  after = checkpoint_files.checkpoint_to_restore(model_dir)
+  if after is not None and checkpoint_reading.global_step_of(after) != step:
+    return
+  logging.warning(
+      "Training ran 0 steps: the input_fn %s yielded no batch (an empty "
+      "dataset or array, a filter or file pattern that matched nothing, or "
+      "its epochs already used up), so global_step stays at %d. Fix: check "
+      "the data that input_fn reads.", _input_fn_name(input_fn), step)
 
 
 class Estimator:
@@ -171,6 +201,15 @@ class Estimator:
     if max_steps is not None and self._skip(max_steps,
                                             self._usable_newest()):
       return self
+    # SIGTERM/SIGINT stop training with a save; they act once the lock is
+    # released (preemption.py).
+    with preemption.watch(self._config):
+      self._train_locked(input_fn, hooks, steps, max_steps, saving_listeners)
+    return self
+
+  def _train_locked(self, input_fn, hooks, steps, max_steps,
+                    saving_listeners) -> None:
+    """train() holding the model_dir lock (the chief's)."""
     # The lock first: a refused trainer must not touch the files (such as
     # the save in progress) of the one that holds it.
     with model_dir_lock.held(self._model_dir, self._config.is_chief):
@@ -178,14 +217,16 @@ class Estimator:
       if latest is None:
         checkpoint_files.refuse_unnamed_checkpoints(self._model_dir)
       if self._skip(max_steps, latest):
-        return self
+        return
       if self._config.is_chief:
         checkpoint_files.refuse_symlinked_files(self._model_dir)
         checkpoint_files.remove_unfinished_saves(self._model_dir)
-      self._engine().train(
+        rotation_record.finish_cut_short(self._model_dir)
+      loss = self._engine().train(
           setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
           max_steps=max_steps, saving_listeners=saving_listeners)
-    return self
+      if loss is None and not preemption.requested():
+        _warn_if_no_step(input_fn, latest, self._model_dir)
 
   def _usable_newest(self) -> Optional[str]:
     """The newest checkpoint; None also when it cannot be used (train()

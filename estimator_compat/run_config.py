@@ -27,7 +27,7 @@ _LEGACY_FIELDS = (
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
     "checkpoint_save_graph_def")
 _FIELDS = _LEGACY_FIELDS + ("engine", "steps_per_loop", "min_shard_bytes",
-                            "max_shards", "jit_compile")
+                            "max_shards", "jit_compile", "save_on_preemption")
 _CLUSTER_FIELDS = ("service", "cluster_spec", "task_type", "task_id",
                    "global_id_in_cluster", "master", "evaluation_master",
                    "is_chief", "num_ps_replicas", "num_worker_replicas")
@@ -129,6 +129,10 @@ def _validate(config: "RunConfig") -> None:
     raise ValueError(
         f"RunConfig: jit_compile must be True or False, got "
         f"{config._jit_compile!r}.")  # pylint: disable=protected-access
+  if not isinstance(config._save_on_preemption, bool):  # pylint: disable=protected-access
+    raise ValueError(
+        f"RunConfig: save_on_preemption must be True or False, got "
+        f"{config._save_on_preemption!r}.")  # pylint: disable=protected-access
   for name in ("min_shard_bytes", "max_shards"):
     value = getattr(config, "_" + name)
     if value is not None and (not _is_int(value) or value < 1):
@@ -197,7 +201,8 @@ class RunConfig:
                steps_per_loop: Optional[int] = None,
                min_shard_bytes: Optional[int] = None,
                max_shards: Optional[int] = None,
-               jit_compile: bool = False):
+               jit_compile: bool = False,
+               save_on_preemption: bool = True):
     """Builds a RunConfig; see the class docstring.
 
     Args (beyond the Estimator's):
@@ -214,6 +219,12 @@ class RunConfig:
       jit_compile: compile the model's step functions with XLA (function
         engine; the operations XLA supports, as tf.xla.experimental.jit_scope
         marks them). Off by default.
+      save_on_preemption: on SIGTERM or SIGINT during train(), finish the
+        step in progress, save a checkpoint at the step reached, release the
+        model_dir lock, then let the signal act (exit code 143 for SIGTERM,
+        KeyboardInterrupt for SIGINT, or the program's own handler); see
+        docs/failure_semantics.md. On by default; False: the signal acts at
+        once, as with the Estimator.
 
     Raises:
       ValueError: a field or TF_CONFIG is invalid, or both save settings set.
@@ -254,6 +265,7 @@ class RunConfig:
     self._min_shard_bytes = min_shard_bytes
     self._max_shards = max_shards
     self._jit_compile = jit_compile
+    self._save_on_preemption = save_on_preemption
     _validate(self)
     cluster = ClusterInfo(tf_config)
     for name in _CLUSTER_FIELDS:
@@ -306,6 +318,7 @@ class RunConfig:
   min_shard_bytes = property(lambda self: self._min_shard_bytes)
   max_shards = property(lambda self: self._max_shards)
   jit_compile = property(lambda self: self._jit_compile)
+  save_on_preemption = property(lambda self: self._save_on_preemption)
 
   @property
   def steps_per_loop_required(self) -> bool:

@@ -69,6 +69,11 @@ flags.DEFINE_integer("steps_per_loop", None,
 flags.DEFINE_bool("jit_compile", False,
                   "Compile the training, evaluation and prediction steps with "
                   "XLA (function engine).")
+flags.DEFINE_bool("save_on_preemption", True,
+                  "On SIGTERM or SIGINT, finish the step in progress, save a "
+                  "checkpoint at the step reached, then exit (143 for "
+                  "SIGTERM). --nosave_on_preemption: the signal ends the "
+                  "process at once (losing the steps since the last save).")
 flags.DEFINE_enum("strategy", None, ["default", "one_device", "mirrored",
                                       "multi_worker_mirrored",
                                       "parameter_server"],
@@ -178,6 +183,7 @@ def _train_and_evaluate(model_dir: str) -> int:
       model_dir=model_dir, tf_random_seed=FLAGS.tf_random_seed,
       log_step_count_steps=FLAGS.log_step_count_steps, engine=FLAGS.engine,
       steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
+      save_on_preemption=FLAGS.save_on_preemption,
       **({"save_checkpoints_steps": FLAGS.save_checkpoints_steps}
          if FLAGS.save_checkpoints_steps else {}))
   estimator = tfe.Estimator(model_fn, config=config,

@@ -360,3 +360,33 @@ def test_train_refuses_checkpoints_no_state_file_names(tmp_path, engine):
   est = models.estimator(tmp_path, save_checkpoints_steps=1)
   est.train(models.input_fn(), steps=2)
   assert est.get_variable_value("global_step") == 5
+
+
+def test_rotation_cut_short_by_a_kill_is_finished_by_the_next_run(
+    tmp_path, engine):
+  # Killed after the state file dropped model.ckpt-1 and before its files
+  # were deleted: the function engine's next run deletes it (it recorded
+  # the rotation); the graph engine (the Estimator's saver hook) leaves it,
+  # the documented case. Nothing the state file names is touched.
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+  command = [sys.executable, "-m", "tests.checkpoint_kill_program",
+             str(tmp_path), "4", "3"]
+  died = subprocess.run(command + ["4"], cwd=root, env=env,
+                        capture_output=True, text=True, timeout=300)
+  assert died.returncode == 9, died.stderr[-3000:]
+  assert _kept(tmp_path) == ["model.ckpt-2.index", "model.ckpt-3.index",
+                             "model.ckpt-4.index"]
+  assert "model.ckpt-1.index" in _index_files(tmp_path)
+  finished = subprocess.run(command[:-2] + ["6", "3"], cwd=root, env=env,
+                            capture_output=True, text=True, timeout=300)
+  assert finished.returncode == 0, finished.stderr[-3000:]
+  left = sorted(_index_files(tmp_path))
+  if engine == "function":
+    assert left == ["model.ckpt-4.index", "model.ckpt-5.index",
+                    "model.ckpt-6.index"]
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(
+        ("model.ckpt-1.", ".rotation"))]
+  else:
+    assert left == ["model.ckpt-1.index", "model.ckpt-4.index",
+                    "model.ckpt-5.index", "model.ckpt-6.index"]

@@ -117,14 +117,16 @@ def _stream(process: subprocess.Popen, prefix: str, lock: threading.Lock):
       sys.stdout.flush()
 
 
-def _stop(processes: Dict[str, subprocess.Popen]) -> None:
+def _stop(processes: Dict[str, subprocess.Popen],
+          grace_secs: float = 10.0) -> None:
+  """SIGTERM to each process group; SIGKILL to those not gone in time."""
   for process in processes.values():
     if process.poll() is None:
       try:
         os.killpg(process.pid, signal.SIGTERM)
       except ProcessLookupError:
         pass
-  deadline = time.time() + 10
+  deadline = time.time() + grace_secs
   for process in processes.values():
     try:
       process.wait(timeout=max(0.1, deadline - time.time()))
@@ -159,6 +161,10 @@ def launch(spec_text: str, strategy: Optional[str],
 
   def on_signal(signum, frame):
     del frame
+    # The chief first, with time to save on the signal (preemption.py) while
+    # the ps tasks that hold the variables still serve; then the others.
+    if "chief" in processes:
+      _stop({"chief": processes["chief"]}, _GRACE_SECS)
     _stop(processes)
     shutil.rmtree(done_dir, ignore_errors=True)
     print(f"[local_cluster] stopped every task on signal {signum}.",

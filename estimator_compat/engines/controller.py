@@ -31,6 +31,7 @@ from typing import Any, Dict, Optional, Protocol, Sequence, Tuple
 import numpy as np
 import tensorflow as tf
 
+from estimator_compat import preemption
 from estimator_compat import tf_logging as logging
 from estimator_compat.engines.graph_hooks import GUARD_WARNING
 
@@ -343,7 +344,8 @@ class TrainingController:
       logging.info("Skipping training since max_steps has already saved.")
     guard = GlobalStepGuard(self._global_step)
     last_loss = None
-    while (target is None or current < target) and not hooks.stop_requested:
+    while (target is None or current < target) and not (
+        hooks.stop_requested or preemption.requested()):
       planned = self._steps_per_loop
       if self._automatic:
         planned = 1 if guard.fixing else self._plan(current, target)

@@ -22,6 +22,7 @@ from estimator_compat import front_checks
 from estimator_compat import keras_metrics
 from estimator_compat import loss_summary
 from estimator_compat import predict_input_check
+from estimator_compat import preemption
 from estimator_compat import scaffold_savers
 from estimator_compat import tf_logging as logging
 from estimator_compat.distribute import strategies
@@ -203,7 +204,9 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         config=config.session_config,
         max_wait_secs=config.session_creation_timeout_secs,
         log_step_count_steps=config.log_step_count_steps) as session:
-      while not session.should_stop():
+      # A preemption signal ends the loop between steps; leaving the session
+      # runs the hooks' end(): CheckpointSaverHook saves the step reached.
+      while not session.should_stop() and not preemption.requested():
         _, loss = session.run([spec.train_op, spec.loss])
   logging.info("Loss for final step: %s.", loss)
   return loss

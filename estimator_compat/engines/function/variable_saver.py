@@ -20,6 +20,7 @@ from tensorflow.python.training.saving import saveable_object_util
 from estimator_compat import checkpoint_files
 from estimator_compat import checkpoint_reading
 from estimator_compat import front_checks
+from estimator_compat import rotation_record
 from estimator_compat import tf_logging as logging
 from estimator_compat.model_fn_call import ModelSetup
 
@@ -228,8 +229,14 @@ class CheckpointWriter:
       listener.before_save(None, step)
     logging.info("Saving checkpoints for %d into %s.", step,
                  os.path.join(self._model_dir, "model.ckpt"))
-    path = self._saver.save(None, os.path.join(self._model_dir, "model.ckpt"),
-                            global_step=step, write_meta_graph=False)
+    prefix = os.path.join(self._model_dir, "model.ckpt")
+    # Names the checkpoint this save's rotation deletes, so that the next
+    # run finishes the rotation if a kill cuts it short (rotation_record.py).
+    rotation_record.record(self._model_dir, rotation_record.victim(
+        self._saver, f"{prefix}-{step}"))
+    path = self._saver.save(None, prefix, global_step=step,
+                            write_meta_graph=False)
+    rotation_record.clear(self._model_dir)
     if self._save_graph_def:
       meta = tf.compat.v1.MetaGraphDef(graph_def=self._graph_def)
       meta.meta_info_def.tensorflow_version = tf.__version__
