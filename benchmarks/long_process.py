@@ -19,7 +19,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
+import estimator_compat  # noqa: F401  pylint: disable=g-import-not-at-top,wrong-import-position,unused-import
 from tests import models  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
