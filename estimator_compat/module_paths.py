@@ -185,6 +185,14 @@ MODULES: Tuple[ModulePath, ...] = (
                ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
                 "LinearEstimatorV2", "LinearModel", "LinearRegressor",
                 "LinearRegressorV2", "linear_logit_fn_builder")),
+    ModulePath("canned.parsing_utils", "estimator_compat.head.parse_spec",
+               ("classifier_parse_example_spec="
+                "classifier_parse_example_spec_v1",
+                "regressor_parse_example_spec=regressor_parse_example_spec_v1",
+                "classifier_parse_example_spec_v2="
+                "classifier_parse_example_spec",
+                "regressor_parse_example_spec_v2="
+                "regressor_parse_example_spec")),
     ModulePath("canned.rnn", "estimator_compat.canned.rnn",
                ("RNNClassifier", "RNNEstimator", "RNNModel", "USE_DEFAULT")),
     ModulePath("canned.baseline", "estimator_compat.canned.baseline",

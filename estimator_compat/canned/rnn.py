@@ -17,6 +17,7 @@ from estimator_compat.canned.rnn_model import RNNModel
 from estimator_compat.canned.rnn_model import USE_DEFAULT
 from estimator_compat.canned.rnn_model import verify_rnn_cell_input
 from estimator_compat.estimator import Estimator
+from estimator_compat.export.tf1_export import ExportSavedModelV1Mixin
 from estimator_compat.head import sequential_head
 from estimator_compat.mode_keys import ModeKeys
 
@@ -58,13 +59,14 @@ def rnn_estimator_spec(features, labels, mode, head, rnn_model: RNNModel,
       trainable_variables=rnn_model.trainable_variables)
 
 
-class RNNEstimator(Estimator):
+class RNNEstimator(ExportSavedModelV1Mixin, Estimator):
   """An RNN over sequence feature columns, with a given head.
 
   `units` (ints, one RNN layer each) with `cell_type` ('simple_rnn' by
   default, 'lstm', 'gru' or a cell class), or `rnn_cell_fn` returning the
   cell(s). With `return_sequences`, the head must be sequential (such as
-  `SequentialHeadWrapper`).
+  `SequentialHeadWrapper`). Built on TF 2.15's TF1 Estimator class, it has
+  the TF1 `export_savedmodel` too.
   """
 
   def __init__(self, head: Any, sequence_feature_columns: Sequence[Any],
