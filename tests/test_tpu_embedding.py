@@ -103,3 +103,13 @@ def test_mod_partitioning_is_refused_before_any_checkpoint(tmp_path):
         model_dir=str(tmp_path), use_tpu=False, train_batch_size=2,
         embedding_config_spec=spec, config=tfe.tpu.RunConfig())
   assert not os.listdir(tmp_path)
+
+
+def test_scan_counts_the_restored_parameter_classes_as_supported():
+  from estimator_compat import api_status_tf1  # pylint: disable=g-import-not-at-top
+  count, status = api_status_tf1.tf_status(
+      ("compat", "v1", "tpu", "experimental", "FtrlParameters"), False)
+  assert (count, status.status) == (5, "supported")
+  _, missing = api_status_tf1.tf_status(
+      ("compat", "v1", "tpu", "experimental", "RMSPropParameters"), False)
+  assert missing.status == "tf-removed"
