@@ -17,7 +17,8 @@ class ExportSavedModelV1Mixin:
   """Adds `export_savedmodel` to an `Estimator` subclass."""
 
   def export_savedmodel(self, export_dir_base: str,
-                        serving_input_receiver_fn: Callable[[], Any],
+                        serving_input_receiver_fn: Optional[
+                            Callable[[], Any]],
                         assets_extra: Optional[Dict[str, str]] = None,
                         as_text: bool = False,
                         checkpoint_path: Optional[str] = None,

@@ -133,7 +133,7 @@ class SequentialHeadWrapper(_SequentialHead):
         flat_features[column] = flatten_steps(features[column], mask, steps)
       return flat_labels, flat_logits, flat_features
 
-  def loss(self, logits, labels, features=None, mode=None,
+  def loss(self, logits, labels, features=None, mode=None,  # type: ignore[override]  # TF 2.15's argument order.
            regularization_losses=None):
     flat_labels, flat_logits, flat_features = self._flatten(
         labels, logits, features)

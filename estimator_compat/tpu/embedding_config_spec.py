@@ -31,13 +31,6 @@ _NUMERIC_COLUMNS = (fc_v1._NumericColumn, fc_v2.NumericColumn)  # pylint: disabl
 SUPPORTED_COLUMNS = _NUMERIC_COLUMNS + _TPU_EMBEDDING_COLUMNS + (
     _EMBEDDING_COLUMNS)
 
-_FIELDS = ("feature_columns", "tensor_core_feature_columns",
-           "optimization_parameters", "clipping_limit",
-           "pipeline_execution_with_tensor_core",
-           "experimental_gradient_multiplier_fn", "feature_to_config_dict",
-           "table_to_config_dict", "partition_strategy",
-           "profile_data_directory")
-
 
 def _on_tensor_core(column: Any) -> bool:
   return (isinstance(column, _DEVICE_SPECIFIC_COLUMNS) and
@@ -60,8 +53,12 @@ def _check_config_dicts(feature_to_config_dict: Dict[str, Any],
           "table_to_config_dict. Fix: add that table.")
 
 
-class EmbeddingConfigSpec(collections.namedtuple("EmbeddingConfigSpec",
-                                                 _FIELDS)):
+class EmbeddingConfigSpec(collections.namedtuple("EmbeddingConfigSpec", [
+    "feature_columns", "tensor_core_feature_columns",
+    "optimization_parameters", "clipping_limit",
+    "pipeline_execution_with_tensor_core",
+    "experimental_gradient_multiplier_fn", "feature_to_config_dict",
+    "table_to_config_dict", "partition_strategy", "profile_data_directory"])):
   """How a TPUEstimator's embedding tables are configured and trained.
 
   Give `feature_columns` (TPU embedding columns, embedding columns or
