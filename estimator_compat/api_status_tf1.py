@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from estimator_compat import api_status
 from estimator_compat.api_status import Status
+from estimator_compat.tpu import tf_namespace
 
 # Hook-protocol names of tf.compat.v1.train besides the `*Hook` classes.
 HOOK_NAMES = frozenset((
@@ -39,6 +40,11 @@ FAMILIES: Dict[Tuple[str, ...], str] = {
 TF1_AMBIGUOUS = ("summary", "metrics", "losses")
 
 _MODEL_TO_ESTIMATOR = ("keras", "estimator", "model_to_estimator")
+
+# TF 2.15 names TensorFlow 2.21 lacks that install() puts back on its
+# namespaces: the TPU embedding parameter classes of an EmbeddingConfigSpec.
+INSTALLED = frozenset(("compat", "v1", "tpu", "experimental", name)
+                      for name in tf_namespace.NAMES)
 
 _CONTRIB_NOTE = (
     "tf.contrib is not in TensorFlow 2. Fix: use its TF 2 counterpart "
@@ -158,6 +164,8 @@ def tf_status(parts: Sequence[str],
         f"TF1's tf.{name} is tf.compat.v1.{name} in TensorFlow 2 (tf.{name} "
         "is now the TF2 function of that name). Fix: "
         f"tf.compat.v1.{name}."), f"tf.compat.v1.{name}")
+  if parts[:5] in INSTALLED:
+    return 5, Status(api_status.SUPPORTED)
   if _exists(parts):
     return None
   return _removed(parts)

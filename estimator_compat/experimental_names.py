@@ -1,8 +1,8 @@
 """What `tf.estimator.experimental` and its TF1 twin hold, and what not yet.
 
 Both namespaces of TF 2.15 share the hooks and helpers below; they differ
-only in canned-estimator names: the TF1 one's logit builders are offered,
-the rest are not (each names its family, so the error can say why).
+only in canned-estimator names: the TF2 one's RNN estimators and the TF1
+one's logit builders are offered, the rest are not (each names its family, so the error can say why).
 """
 
 import importlib
@@ -26,12 +26,15 @@ OFFERED: Dict[str, str] = {
 # TF 2.15's canned-estimator names of each namespace -> what they belong to.
 NOT_OFFERED_V2: Dict[str, str] = {
     "LinearSDCA": "the canned linear estimators",
-    "RNNClassifier": "the canned RNN estimators",
-    "RNNEstimator": "the canned RNN estimators",
 }
 NOT_OFFERED_V1: Dict[str, str] = {
     "KMeans": "the canned KMeans estimator",
     "LinearSDCA": "the canned linear estimators",
+}
+# Names only the TF2 namespace has: the canned RNN estimators.
+OFFERED_V2_ONLY: Dict[str, str] = {
+    "RNNClassifier": "estimator_compat.canned.rnn",
+    "RNNEstimator": "estimator_compat.canned.rnn",
 }
 # Names only the TF1 namespace has: the canned estimators' logit builders.
 OFFERED_V1_ONLY: Dict[str, str] = {
@@ -74,7 +77,7 @@ def namespace_getattr(namespace: str, not_offered: Dict[str, str],
 
 
 def namespace_dir() -> List[str]:
-  return sorted(OFFERED)
+  return sorted(set(OFFERED) | set(OFFERED_V2_ONLY))
 
 
 def namespace_dir_v1() -> List[str]:

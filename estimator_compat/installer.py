@@ -6,6 +6,7 @@ import types
 import tensorflow  # noqa: F401  pylint: disable=unused-import
 
 from estimator_compat import module_paths
+from estimator_compat.tpu import tf_namespace
 
 
 def install() -> types.ModuleType:
@@ -25,7 +26,9 @@ def install() -> types.ModuleType:
   public module paths (`tensorflow_estimator.python.estimator.model_fn`,
   `...export.export_output`, `tensorflow_estimator.estimator`, ...; see
   `estimator_compat.module_paths`) become importable too, each with the
-  public names estimator_compat implements. Calling it twice is harmless.
+  public names estimator_compat implements, and TF 2.15's TPU embedding
+  parameter classes (`tf.compat.v1.tpu.experimental.AdagradParameters`,
+  ...) are back. Calling it twice is harmless.
 
   It also reads the distribution flags from the command line (`--strategy`,
   `--local_cluster`, `--min_shard_bytes`, `--max_shards`; see
@@ -39,6 +42,7 @@ def install() -> types.ModuleType:
   package = sys.modules["estimator_compat"]
   module_paths.register_tensorflow_namespaces()
   module_paths.register()
+  tf_namespace.add_embedding_parameters()
   from estimator_compat.distribute import flags as distribution_flags  # pylint: disable=g-import-not-at-top
   distribution_flags.apply()
   return package

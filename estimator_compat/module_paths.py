@@ -162,6 +162,8 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("head.multi_class_head", "estimator_compat.head",
                ("MultiClassHead",)),
     ModulePath("head.multi_head", "estimator_compat.head", ("MultiHead",)),
+    ModulePath("head.sequential_head", "estimator_compat.head.sequential_head",
+               ("SequentialHeadWrapper", "_SequentialHead")),
     ModulePath("head.multi_label_head", "estimator_compat.head",
                ("MultiLabelHead",)),
     ModulePath("head.regression_head", "estimator_compat.head",
@@ -173,6 +175,13 @@ MODULES: Tuple[ModulePath, ...] = (
                 "TPUEstimator", "TPUEstimatorSpec")),
     ModulePath("tpu.tpu_config", "estimator_compat.tpu.tpu_config",
                ("InputPipelineConfig", "RunConfig", "TPUConfig")),
+    ModulePath("tpu._tpu_estimator_embedding",
+               "estimator_compat.tpu.embedding_config_spec",
+               ("EmbeddingConfigSpec",) + tuple(
+                   f"{name}=embedding_parameters.{name}" for name in (
+                       "AdagradParameters", "AdamParameters",
+                       "FtrlParameters",
+                       "StochasticGradientDescentParameters"))),
     ModulePath("tpu.util", "estimator_compat.tpu.tpu_config",
                ("check_positive_integer", "parse_iterations_per_loop")),
     # tf-keras's tf.keras.estimator.model_to_estimator calls this module's.
@@ -183,6 +192,16 @@ MODULES: Tuple[ModulePath, ...] = (
                ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
                 "LinearEstimatorV2", "LinearModel", "LinearRegressor",
                 "LinearRegressorV2", "linear_logit_fn_builder")),
+    ModulePath("canned.parsing_utils", "estimator_compat.head.parse_spec",
+               ("classifier_parse_example_spec="
+                "classifier_parse_example_spec_v1",
+                "regressor_parse_example_spec=regressor_parse_example_spec_v1",
+                "classifier_parse_example_spec_v2="
+                "classifier_parse_example_spec",
+                "regressor_parse_example_spec_v2="
+                "regressor_parse_example_spec")),
+    ModulePath("canned.rnn", "estimator_compat.canned.rnn",
+               ("RNNClassifier", "RNNEstimator", "RNNModel", "USE_DEFAULT")),
     ModulePath("canned.baseline", "estimator_compat.canned.baseline",
                ("BaselineClassifier", "BaselineClassifierV2",
                 "BaselineEstimator", "BaselineEstimatorV2",
@@ -200,7 +219,8 @@ API_ALIASES: Tuple[str, ...] = (
 # `tensorflow_estimator.estimator` was the TF1 namespace in TF 2.15 too.
 V1_ALIASES: Tuple[str, ...] = (ROOT + ".estimator",
                                BASE + ".api._v1.estimator")
-API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs", "tpu")
+API_SUBPACKAGES: Tuple[str, ...] = ("experimental", "export", "inputs", "tpu",
+                                     "tpu.experimental")
 
 # The `tensorflow.*` namespaces whose `estimator` TF 2.15 answered to as a
 # module too (`import tensorflow.compat.v1.estimator as est`, `from
@@ -320,7 +340,14 @@ def register_tensorflow_namespaces() -> None:
       sys.modules.setdefault(f"{path}.estimator", namespace)
       for sub in API_SUBPACKAGES:
         sys.modules.setdefault(f"{path}.estimator.{sub}",
-                               getattr(namespace, sub))
+                               _subpackage(namespace, sub))
+
+
+def _subpackage(namespace: Any, dotted: str) -> Any:
+  """`namespace.<dotted>`: `tpu.experimental` is `namespace.tpu.experimental`."""
+  for part in dotted.split("."):
+    namespace = getattr(namespace, part)
+  return namespace
 
 
 def _register_tensorflow_python() -> None:
@@ -344,7 +371,7 @@ def register() -> None:
     namespace = v1_namespace if alias in V1_ALIASES else package
     _register(alias, namespace)
     for sub in API_SUBPACKAGES:
-      _register(f"{alias}.{sub}", getattr(namespace, sub))
+      _register(f"{alias}.{sub}", _subpackage(namespace, sub))
   for entry in MODULES:
     source = importlib.import_module(entry.source)
     names = {}

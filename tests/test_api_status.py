@@ -23,7 +23,9 @@ def _known(relative: str) -> bool:
 
 def _subpackage_names():
   for sub in module_paths.API_SUBPACKAGES:
-    module = getattr(estimator_compat, sub)
+    module = estimator_compat
+    for part in sub.split("."):  # "tpu.experimental"
+      module = getattr(module, part)
     for name in getattr(module, "__all__", []):
       yield f"{sub}.{name}"
 

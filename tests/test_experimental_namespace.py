@@ -21,7 +21,7 @@ TF215_V2 = {"InMemoryEvaluatorHook", "LinearSDCA", "RNNClassifier",
             "stop_if_no_increase_hook"}
 TF215_V1 = (TF215_V2 - {"RNNClassifier", "RNNEstimator"}) | {
     "KMeans", "dnn_logit_fn_builder", "linear_logit_fn_builder"}
-CANNED = {"LinearSDCA", "RNNClassifier", "RNNEstimator", "KMeans"}
+CANNED = {"LinearSDCA", "KMeans"}
 
 
 @pytest.mark.parametrize("namespace,names", [
@@ -45,8 +45,16 @@ def test_v1_logit_fn_builders_are_the_canned_ones():
   assert not hasattr(tfe.experimental, "dnn_logit_fn_builder")
 
 
+def test_rnn_estimators_are_only_in_the_v2_namespace():
+  from estimator_compat.canned import rnn  # pylint: disable=g-import-not-at-top
+  assert tfe.experimental.RNNClassifier is rnn.RNNClassifier
+  assert tfe.experimental.RNNEstimator is rnn.RNNEstimator
+  with pytest.raises(AttributeError, match="no attribute 'RNNClassifier'$"):
+    tfe_v1.experimental.RNNClassifier  # pylint: disable=pointless-statement
+
+
 def test_shared_names_are_the_same_objects():
-  for name in dir(tfe.experimental):
+  for name in set(dir(tfe.experimental)) - {"RNNClassifier", "RNNEstimator"}:
     assert getattr(tfe.experimental, name) is getattr(tfe_v1.experimental,
                                                       name)
 

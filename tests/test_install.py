@@ -209,9 +209,13 @@ def test_install_makes_the_tensorflow_estimator_paths_modules():
         for tree in trees:
           module = importlib.import_module(tree + ".estimator")
           assert module is namespace, tree
-          for sub in ("experimental", "export", "inputs", "tpu"):
+          for sub in ("experimental", "export", "inputs", "tpu",
+                      "tpu.experimental"):
             sub_module = importlib.import_module(f"{{tree}}.estimator.{{sub}}")
-            assert sub_module is getattr(namespace, sub), (tree, sub)
+            expected = namespace
+            for part in sub.split("."):
+              expected = getattr(expected, part)
+            assert sub_module is expected, (tree, sub)
       value = tf
       for part in ("compat", "v1", "compat", "v2", "estimator"):
         value = getattr(value, part)
@@ -221,8 +225,9 @@ def test_install_makes_the_tensorflow_estimator_paths_modules():
                 if name.startswith("tensorflow.") and
                 getattr(module, "__file__", "") and
                 "estimator_compat" in module.__file__ and
-                module not in (ec, ec.v1, ec.tpu, ec.inputs, ec.export,
-                               ec.experimental, ec.v1.experimental)]
+                module not in (ec, ec.v1, ec.tpu, ec.tpu.experimental,
+                               ec.inputs, ec.export, ec.experimental,
+                               ec.v1.experimental)]
       assert not copies, copies
       print("ok")
   """)

@@ -119,6 +119,6 @@ def test_receiver_fn_from_input_fn_without_labels_fails_with_the_fix():
 def test_experimental_names_what_it_lacks():
   assert (tfe.experimental.build_raw_supervised_input_receiver_fn is
           supervised.build_raw_supervised_input_receiver_fn)
-  with pytest.raises(AttributeError, match="'RNNClassifier'.*"
+  with pytest.raises(AttributeError, match="'LinearSDCA'.*"
                      "does not offer yet"):
-    tfe.experimental.RNNClassifier  # pylint: disable=pointless-statement
+    tfe.experimental.LinearSDCA  # pylint: disable=pointless-statement

@@ -55,6 +55,8 @@ SUPPORT_FILES = ("canned/dnn_testing_utils.py",
 # TF 2.15, so none would count.
 TEST_FILES += ("canned/linear_test.py", "canned/linear_estimator_test.py",
                "canned/baseline_test.py", "canned/baseline_estimator_test.py")
+# The canned RNN estimators' tests (issue 24).
+TEST_FILES += ("canned/rnn_test.py",)
 REFERENCE_FILE = os.path.join(TOOLS, "conformance_reference_passing.txt")
 EXCLUSIONS_FILE = os.path.join(TOOLS, "conformance_exclusions.txt")
 TAG = "v2.15.0"

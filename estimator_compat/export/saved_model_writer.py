@@ -30,7 +30,7 @@ _TAGS = {
 
 def _add_meta_graph(builder, setup: ModelSetup, mode: str,
                     receiver_fn: Callable[[], Any], checkpoint_path: str,
-                    save_variables: bool) -> None:
+                    save_variables: bool, strip_default_attrs: bool) -> None:
   with tf.Graph().as_default() as graph:
     tf.compat.v1.set_random_seed(setup.config.tf_random_seed)
     tf.compat.v1.train.get_or_create_global_step()
@@ -75,7 +75,8 @@ def _add_meta_graph(builder, setup: ModelSetup, mode: str,
       kwargs = dict(tags=_TAGS[mode], signature_def_map=signature_def_map,
                     assets_collection=tf.compat.v1.get_collection(
                         tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
-                    main_op=local_init_op, strip_default_attrs=True)
+                    main_op=local_init_op,
+                    strip_default_attrs=strip_default_attrs)
       if save_variables:
         builder.add_meta_graph_and_variables(session, saver=saver, **kwargs)
       else:
@@ -86,8 +87,12 @@ def export_all_saved_models(setup: ModelSetup, export_dir_base: str,
                             input_receiver_fn_map: Dict[str, Callable],
                             assets_extra: Optional[Dict[str, str]],
                             as_text: bool,
-                            checkpoint_path: Optional[str]) -> bytes:
+                            checkpoint_path: Optional[str],
+                            strip_default_attrs: bool = True) -> bytes:
   """Exports one SavedModel with a MetaGraph per mode; returns its path.
+
+  `strip_default_attrs=False` (only the TF1 `export_savedmodel`) keeps the
+  ops' default-valued attributes in the graphs.
 
   Raises:
     ValueError: no checkpoint, an unknown mode, or a checkpoint that does not
@@ -115,7 +120,7 @@ def export_all_saved_models(setup: ModelSetup, export_dir_base: str,
     for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
       if mode in input_receiver_fn_map:
         _add_meta_graph(builder, setup, mode, input_receiver_fn_map[mode],
-                        checkpoint_path, save_variables)
+                        checkpoint_path, save_variables, strip_default_attrs)
         save_variables = False
     builder.save(as_text)
   except Exception:

@@ -153,7 +153,10 @@ class TPUEstimator(Estimator):
 
   See the module docstring. Arguments that describe TPU hardware
   (`batch_axis`, `eval_on_tpu`, `export_saved_model_api_version`) are
-  accepted and have nothing to do on CPU/GPU.
+  accepted and have nothing to do on CPU/GPU. An `embedding_config_spec`
+  is checked and then, as TF 2.15 did without a TPU, not used: its TPU
+  embedding columns are ordinary embedding columns in model_fn, trained by
+  the model's optimizer.
   """
 
   def __init__(self,
@@ -177,7 +180,8 @@ class TPUEstimator(Estimator):
 
     Raises:
       ValueError: `use_tpu=True`, no `tpu.RunConfig`, reserved keys in
-        params, an embedding_config_spec, or model_fn without `params`.
+        params, an embedding_config_spec with 'mod' partitioning, or
+        model_fn without `params`.
     """
     del batch_axis, eval_on_tpu  # TPU input sharding / placement.
     if config is None or not isinstance(config, tpu_config_lib.RunConfig):
@@ -190,12 +194,11 @@ class TPUEstimator(Estimator):
           f"{params}. Fix: rename those keys; TPUEstimator sets them.")
     if use_tpu:
       raise _no_tpu_error()
-    if embedding_config_spec is not None:
+    if (embedding_config_spec is not None and
+        embedding_config_spec.partition_strategy == "mod"):
       raise ValueError(
-          "TPUEstimator(embedding_config_spec=...) configures TPU embedding "
-          "tables, which estimator_compat does not offer. Fix: build the "
-          "embeddings in model_fn (e.g. tf.compat.v1.get_variable and "
-          "tf.nn.embedding_lookup).")
+          "Mod sharding of embedding tables not supported on CPU. Fix: "
+          "EmbeddingConfigSpec(partition_strategy='div').")
     if export_saved_model_api_version not in (
         ExportSavedModelApiVersion.V1, ExportSavedModelApiVersion.V2, 1, 2):
       raise ValueError(
