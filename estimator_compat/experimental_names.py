@@ -1,8 +1,9 @@
 """What `tf.estimator.experimental` and its TF1 twin hold, and what not yet.
 
 Both namespaces of TF 2.15 share the hooks and helpers below; they differ
-only in canned-estimator names: the TF1 one's logit builders are offered,
-the rest are not (each names its family, so the error can say why).
+only in canned-estimator names: the TF1 one has the logit builders (and
+KMeans). LinearSDCA is in both. Names not offered yet name their family,
+so the error can say why.
 """
 
 import importlib
@@ -11,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional
 # Public name -> the module defining it; the same object in both namespaces.
 OFFERED: Dict[str, str] = {
     "InMemoryEvaluatorHook": "estimator_compat.in_memory_evaluator",
+    "LinearSDCA": "estimator_compat.canned.linear",
     "build_raw_supervised_input_receiver_fn":
         "estimator_compat.export.supervised",
     "call_logit_fn": "estimator_compat.logit_fn",
@@ -25,13 +27,11 @@ OFFERED: Dict[str, str] = {
 
 # TF 2.15's canned-estimator names of each namespace -> what they belong to.
 NOT_OFFERED_V2: Dict[str, str] = {
-    "LinearSDCA": "the canned linear estimators",
     "RNNClassifier": "the canned RNN estimators",
     "RNNEstimator": "the canned RNN estimators",
 }
 NOT_OFFERED_V1: Dict[str, str] = {
     "KMeans": "the canned KMeans estimator",
-    "LinearSDCA": "the canned linear estimators",
 }
 # Names only the TF1 namespace has: the canned estimators' logit builders.
 OFFERED_V1_ONLY: Dict[str, str] = {
