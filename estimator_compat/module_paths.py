@@ -182,7 +182,17 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("canned.linear", "estimator_compat.canned.linear",
                ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
                 "LinearEstimatorV2", "LinearModel", "LinearRegressor",
-                "LinearRegressorV2", "linear_logit_fn_builder")),
+                "LinearRegressorV2", "LinearSDCA", "linear_logit_fn_builder")),
+    # LinearSDCA's model and table, which the Estimator's own tests import
+    # under their private names.
+    ModulePath("canned.linear_optimizer.python.utils.sdca_ops",
+               "estimator_compat.canned.sdca.sdca_model",
+               ("_SDCAModel=SDCAModel",
+                "_SparseFeatureColumn=SparseFeatureColumn")),
+    ModulePath(
+        "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable",
+        "estimator_compat.canned.sdca.sharded_table",
+        ("_ShardedMutableDenseHashTable=ShardedMutableDenseHashTable",)),
     ModulePath("canned.baseline", "estimator_compat.canned.baseline",
                ("BaselineClassifier", "BaselineClassifierV2",
                 "BaselineEstimator", "BaselineEstimatorV2",
