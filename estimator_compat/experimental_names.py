@@ -30,11 +30,11 @@ NOT_OFFERED_V2: Dict[str, str] = {
     "RNNClassifier": "the canned RNN estimators",
     "RNNEstimator": "the canned RNN estimators",
 }
-NOT_OFFERED_V1: Dict[str, str] = {
-    "KMeans": "the canned KMeans estimator",
-}
-# Names only the TF1 namespace has: the canned estimators' logit builders.
+NOT_OFFERED_V1: Dict[str, str] = {}
+# Names only the TF1 namespace has: the canned estimators' logit builders,
+# and KMeans.
 OFFERED_V1_ONLY: Dict[str, str] = {
+    "KMeans": "estimator_compat.canned.kmeans",
     "dnn_logit_fn_builder": "estimator_compat.canned.dnn",
     "linear_logit_fn_builder": "estimator_compat.canned.linear",
 }

@@ -183,6 +183,8 @@ MODULES: Tuple[ModulePath, ...] = (
                ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
                 "LinearEstimatorV2", "LinearModel", "LinearRegressor",
                 "LinearRegressorV2", "LinearSDCA", "linear_logit_fn_builder")),
+    ModulePath("canned.kmeans", "estimator_compat.canned.kmeans",
+               ("KMeansClustering",)),
     # LinearSDCA's model and table, which the Estimator's own tests import
     # under their private names.
     ModulePath("canned.linear_optimizer.python.utils.sdca_ops",
