@@ -55,6 +55,13 @@ SUPPORT_FILES = ("canned/dnn_testing_utils.py",
 # TF 2.15, so none would count.
 TEST_FILES += ("canned/linear_test.py", "canned/linear_estimator_test.py",
                "canned/baseline_test.py", "canned/baseline_estimator_test.py")
+# Issue 24: LinearSDCA's tests (the SDCA estimators, its model and table)
+# and KMeans's.
+TEST_FILES += ("canned/linear_optimizer/python/sdca_test.py",
+               "canned/linear_optimizer/python/utils/sdca_ops_test.py",
+               "canned/linear_optimizer/python/utils/"
+               "sharded_mutable_dense_hashtable_test.py",
+               "canned/kmeans_test.py")
 REFERENCE_FILE = os.path.join(TOOLS, "conformance_reference_passing.txt")
 EXCLUSIONS_FILE = os.path.join(TOOLS, "conformance_exclusions.txt")
 TAG = "v2.15.0"
