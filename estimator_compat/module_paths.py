@@ -184,7 +184,9 @@ MODULES: Tuple[ModulePath, ...] = (
                 "LinearEstimatorV2", "LinearModel", "LinearRegressor",
                 "LinearRegressorV2", "LinearSDCA", "linear_logit_fn_builder")),
     ModulePath("canned.kmeans", "estimator_compat.canned.kmeans",
-               ("KMeansClustering",)),
+               ("KMeansClustering",
+                # kmeans_test calls this private helper.
+                "_parse_features_if_necessary=_input_points")),
     # LinearSDCA's model and table, which the Estimator's own tests import
     # under their private names.
     ModulePath("canned.linear_optimizer.python.utils.sdca_ops",
