@@ -8,6 +8,8 @@ from setuptools.command import build_py
 # site-packages itself, where Python runs .pth files at startup.
 _PTH_SOURCE = os.path.join("estimator_compat", "estimator_compat_auto.pth")
 _PTH_NAME = "estimator_compat_auto.pth"
+# Builds the documentation site (mkdocs.yml) offline.
+_DOCS = ["mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=1.0"]
 
 
 class _BuildPyWithPth(build_py.build_py):
@@ -47,9 +49,15 @@ setuptools.setup(
     ],
     extras_require={
         "pandas": ["pandas>=2.0"],
+        # The documentation site (mkdocs.yml): `mkdocs build --strict`.
+        "docs": _DOCS,
         # build: the wheel test builds with `python -m build`; ipython:
-        # the `%load_ext estimator_compat` test.
-        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8"],
+        # the `%load_ext estimator_compat` test; bert-tensorflow: a public
+        # legacy program (bert.run_classifier) run unchanged; the docs site
+        # is built by tools/dev.sh test and tests/test_docs_site.py; ruff
+        # and mypy: the code checks (tools/ruff.toml, tools/mypy.ini).
+        "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8",
+                 "bert-tensorflow==1.0.4", "ruff>=0.6", "mypy>=1.10"] + _DOCS,
     },
     cmdclass={"build_py": _BuildPyWithPth},
     entry_points={

@@ -214,7 +214,7 @@ def stop_if_lower_hook(estimator: Estimator, metric_name: str,
                       ) -> _v1.train.SessionRunHook:
   """Stops training once `metric_name` is below `threshold`.
 
-  Args: as `stop_if_higher_hook`.
+  Takes the arguments of `stop_if_higher_hook`.
   """
   return _threshold_hook(estimator, metric_name, threshold, False, eval_dir,
                          min_steps, run_every_secs, run_every_steps)
@@ -232,8 +232,8 @@ def stop_if_no_increase_hook(estimator: Estimator, metric_name: str,
   The evaluation that set the best value so far and the newest one are
   `max_steps_without_increase` or more global steps apart.
 
-  Args: as `stop_if_higher_hook`, with `max_steps_without_increase` for
-    `threshold`.
+  Takes the arguments of `stop_if_higher_hook`, with
+  `max_steps_without_increase` for `threshold`.
   """
   return _no_improvement_hook(estimator, metric_name,
                               max_steps_without_increase, True, eval_dir,
@@ -249,7 +249,7 @@ def stop_if_no_decrease_hook(estimator: Estimator, metric_name: str,
                             ) -> _v1.train.SessionRunHook:
   """Stops training once `metric_name` had no new minimum for that long.
 
-  Args: as `stop_if_no_increase_hook`.
+  Takes the arguments of `stop_if_no_increase_hook`.
   """
   return _no_improvement_hook(estimator, metric_name,
                               max_steps_without_decrease, False, eval_dir,

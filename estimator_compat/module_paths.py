@@ -330,7 +330,7 @@ def register_tensorflow_namespaces() -> None:
                                 (TF_V1_NAMESPACES, v1_namespace)):
     for path in namespaces:
       for module in _tensorflow_namespaces(path):
-        setattr(module, "estimator", namespace)
+        module.estimator = namespace
       sys.modules.setdefault(f"{path}.estimator", namespace)
       for sub in API_SUBPACKAGES:
         sys.modules.setdefault(f"{path}.estimator.{sub}",

@@ -255,7 +255,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
     train_op = _check_train_op(train_op, mode)
     loss = _check_loss(loss, mode)
     predictions = _check_predictions(predictions, mode)
-    return super().__new__(
+    return super().__new__(  # type: ignore[call-arg]  # fields from a variable
         cls,
         mode=mode,
         predictions=predictions,

@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat.engines.function import loops
 from estimator_compat.engines.function.sync_runner import SyncRunner
 from estimator_compat.engines.function.traced_model import TracedModel
 from tests import models
@@ -291,6 +292,10 @@ def test_evaluation_batches_many_steps_per_call_with_the_same_metrics(
     return repeat(self, num_steps)
 
   monkeypatch.setattr(TracedModel, "repeat", counted)
+  # Batched from the first batch on (an evaluate() runs
+  # SINGLE_BATCHES_FIRST batches one per call first), so that the batched
+  # path is compared with one batch per call on these few batches.
+  monkeypatch.setattr(loops, "SINGLE_BATCHES_FIRST", 0)
   results = {}
   for spl in (None, 1):
     est = models.estimator(tmp_path, model_fn=_counting_fn,
@@ -308,6 +313,23 @@ def test_evaluation_batches_many_steps_per_call_with_the_same_metrics(
   assert results[None] == results[1]
   batches = min(steps or 100, -(-rows // 16))
   assert results[1]["logged"] == -(-batches // 4)
+
+
+def test_an_evaluation_of_a_few_batches_traces_no_batched_loop(tmp_path,
+                                                               monkeypatch):
+  calls = []
+  repeat = TracedModel.repeat
+  monkeypatch.setattr(TracedModel, "repeat",
+                      lambda self, n: calls.append(n) or repeat(self, n))
+  results = {}
+  for spl in (None, 1):
+    est = models.estimator(tmp_path, model_fn=_counting_fn,
+                           engine="function", steps_per_loop=spl)
+    if spl is None:
+      est.train(models.input_fn(), steps=3)
+    results[spl] = est.evaluate(models.input_fn(num_epochs=1, rows=16 * 5))
+  assert 5 < loops.SINGLE_BATCHES_FIRST and not calls
+  assert results[None] == results[1]
 
 
 def _step_by_fn(increment):

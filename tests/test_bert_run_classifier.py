@@ -1,7 +1,7 @@
-"""google-research/bert's run_classifier.py, unchanged, with --use_tpu=False.
+"""google-research/bert's run_classifier, unchanged, with --use_tpu=False.
 
-The BERT fine-tuning runner (tests/legacy_programs/bert, vendored as is)
-builds a `tf.contrib.tpu.TPUEstimator`; with `--use_tpu=False` it trained,
+The BERT fine-tuning runner (`python -m bert.run_classifier` from the
+bert-tensorflow 1.0.4 package, which the test extra installs) builds a `tf.contrib.tpu.TPUEstimator`; with `--use_tpu=False` it trained,
 evaluated and predicted on CPU/GPU. Here it runs on a tiny vocabulary, BERT
 config and CoLA-format data set (bert_data.py) and must leave what the real
 TPUEstimator (TF 2.15) left: the same 124 variables and shapes, global step
@@ -34,7 +34,7 @@ def _run(data_dir, output_dir, engine):
     env["ESTIMATOR_COMPAT_ENGINE"] = engine
   return subprocess.run(
       [sys.executable, os.path.join(PROGRAMS, "run_tf1_unchanged.py"),
-       os.path.join(PROGRAMS, "bert", "run_classifier.py"),
+       "-m", "bert.run_classifier",
        *bert_data.run_classifier_args(str(data_dir)),
        f"--output_dir={output_dir}"],
       capture_output=True, text=True, env=env, timeout=400, check=False)

@@ -18,15 +18,6 @@ from estimator_compat.engines.function.session import NeedsGraphEngine
 from tests import scaffold_models as sm
 
 
-@pytest.fixture(params=["default", "graph", "function"])
-def engine_name(request, monkeypatch):
-  if request.param == "default":
-    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  else:
-    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
-  return request.param
-
-
 def _model_fn(initial_value=None):
 
   def model_fn(features, labels, mode):

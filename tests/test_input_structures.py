@@ -14,15 +14,6 @@ import tensorflow as tf
 import estimator_compat as tfe
 
 
-@pytest.fixture(params=["default", "graph", "function"])
-def engine_name(request, monkeypatch):
-  if request.param == "default":
-    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  else:
-    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
-  return request.param
-
-
 _A = np.full((4, 2), 2.0, np.float32)
 _B = np.full((4, 3), 3.0, np.float32)
 

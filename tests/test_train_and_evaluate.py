@@ -3,7 +3,6 @@
 Cluster roles are tested in test_cluster.py and test_strategies.py.
 """
 
-import json
 
 import pytest
 

@@ -2,11 +2,14 @@
 # The two README commands:
 #   tools/dev.sh run [FLAGS...]   set up .venv, then train + evaluate the demo
 #                                 (or any model: python -m estimator_compat.train --helpfull)
-#   tools/dev.sh test             set up .venv, then run every test: pytest
-#                                 (slow multi-process ones included; the
-#                                 TF 2.15 venv of tools/tf215_venv.sh is
-#                                 created first for the differential sample),
-#                                 then bazel test //... (without the slow ones)
+#   tools/dev.sh test             set up .venv, then run every test once:
+#                                 pytest runs the slow part (multi-process and
+#                                 replay-heavy files; the TF 2.15 venv of
+#                                 tools/tf215_venv.sh is created first for the
+#                                 differential sample), mkdocs build --strict
+#                                 builds the docs site, bazel test //... runs
+#                                 the rest. `tools/dev.sh test ARGS` runs only
+#                                 pytest ARGS.
 # Setup is idempotent: a second call only re-installs when setup.py changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,12 +57,31 @@ case "$cmd" in
     # The real Estimator (TF 2.15) for the differential sample test.
     ESTIMATOR_COMPAT_OLD_PYTHON=$(tools/tf215_venv.sh)
     export ESTIMATOR_COMPAT_OLD_PYTHON
-    .venv/bin/python -m pytest -q "$@"
+    if [ "$#" -eq 0 ]; then
+      # Code checks first (seconds): pyflakes/bugbear, and calls with a
+      # missing or unknown argument (tests/test_code_checks.py plants each).
+      .venv/bin/python -m ruff check --config tools/ruff.toml .
+      .venv/bin/python -m mypy --config-file tools/mypy.ini estimator_compat \
+        migration
+      # The whole suite, each test once: pytest runs the slow part (files
+      # BUILD tags slow, functions marked slow), Bazel the rest.
+      ESTIMATOR_COMPAT_BAZEL_PART=skip .venv/bin/python -m pytest -q \
+        --durations=30
+    else
+      .venv/bin/python -m pytest -q "$@"
+      exit 0
+    fi
+    # The documentation site: broken links, pages missing from the
+    # navigation, unparsable docstrings (seconds; no network). Not -q: it
+    # hides the warnings that --strict turns into a failure.
+    site_dir=$(mktemp -d)
+    NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict \
+      --site-dir "$site_dir"
+    rm -rf "$site_dir"
     ensure_bazel
-    # py_test runs the python3 on PATH: the project's virtualenv. The slow
-    # tests (files tagged slow, functions marked slow) already ran in pytest
-    # above; Bazel runs the rest, which checks every BUILD target, within
-    # CI's time.
+    # py_test runs the python3 on PATH: the project's virtualenv. Bazel runs
+    # every test file BUILD does not tag slow, without the functions marked
+    # slow (pytest ran those above), which also checks every BUILD target.
     PATH="$PWD/.venv/bin:$PATH" bazel test //... --test_tag_filters=-slow \
       --test_env=PYTEST_ADDOPTS="-m 'not slow'"
     ;;

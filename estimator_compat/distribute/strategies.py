@@ -251,8 +251,7 @@ TF2_PARAMETER_SERVER_REFUSED = (
     " for parameter server strategy with estimator. Fix: pass "
     "tf.compat.v1.distribute.experimental.ParameterServerStrategy(), or set "
     "no strategy and run every task with a TF_CONFIG cluster that has ps "
-    "tasks (or --strategy=parameter_server; see the README's \"Strategies "
-    "and clusters\").")
+    "tasks (or --strategy=parameter_server; see docs/strategies.md).")
 
 
 def check_runconfig_strategy(strategy: Any) -> None:

@@ -12,8 +12,8 @@ from tensorflow.python.saved_model.model_utils.export_output import (
     ClassificationOutput, EvalOutput, ExportOutput, PredictOutput,
     RegressionOutput)
 
-from estimator_compat.export import receivers
-from estimator_compat.export import supervised
+from estimator_compat.export import receivers as receivers
+from estimator_compat.export import supervised as supervised
 from estimator_compat.export.receivers import (
     ServingInputReceiver, TensorServingInputReceiver,
     build_parsing_serving_input_receiver_fn,

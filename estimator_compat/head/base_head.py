@@ -130,6 +130,33 @@ class Head(abc.ABC):
         train_op=train_op)
 
 
+class CannedHead(Head):
+  """What the four canned heads share: their common constructor arguments.
+
+  `Head` stays the abstract interface users subclass; the canned heads check
+  and keep `weight_column`, `loss_reduction`, `loss_fn` and `name` here.
+  """
+
+  def _set_common(self, *, weight_column, loss_reduction: str, loss_fn,
+                  name: Optional[str]) -> None:
+    """Checks the reduction, then loss_fn's arguments (TF 2.15's order)."""
+    self._check_loss_reduction(loss_reduction)
+    if loss_fn:
+      checks.loss_fn_args(loss_fn)
+    self._weight_column = weight_column
+    self._loss_reduction = loss_reduction
+    self._loss_fn = loss_fn
+    self._name = name
+
+  @property
+  def name(self) -> Optional[str]:
+    return self._name
+
+  @property
+  def loss_reduction(self) -> str:
+    return self._loss_reduction
+
+
 def _check_optimizer(optimizer: Any) -> None:
   legacy = tf.keras.optimizers.legacy.Optimizer
   if isinstance(optimizer, tf.compat.v1.train.Optimizer):

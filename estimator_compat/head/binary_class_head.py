@@ -18,7 +18,7 @@ _VALID_KEYS = (_P.LOGITS, _P.LOGISTIC, _P.PROBABILITIES, _P.CLASS_IDS,
                _P.CLASSES, _P.ALL_CLASS_IDS, _P.ALL_CLASSES)
 
 
-class BinaryClassHead(base_head.Head):
+class BinaryClassHead(base_head.CannedHead):
   """Head for binary classification, as TF 2.15's.
 
   Args:
@@ -44,27 +44,15 @@ class BinaryClassHead(base_head.Head):
       if threshold <= 0.0 or threshold >= 1.0:
         raise ValueError(f"thresholds not in (0, 1): {(thresholds,)}. Fix: "
                          "pass thresholds strictly between 0 and 1.")
-    self._check_loss_reduction(loss_reduction)
-    if loss_fn:
-      checks.loss_fn_args(loss_fn)
-    self._weight_column = weight_column
+    self._set_common(weight_column=weight_column,
+                     loss_reduction=loss_reduction, loss_fn=loss_fn,
+                     name=name)
     self._thresholds = thresholds
     self._label_vocabulary = label_vocabulary
-    self._loss_reduction = loss_reduction
-    self._loss_fn = loss_fn
-    self._name = name
-
-  @property
-  def name(self) -> Optional[str]:
-    return self._name
 
   @property
   def logits_dimension(self) -> int:
     return 1
-
-  @property
-  def loss_reduction(self) -> str:
-    return self._loss_reduction
 
   def _processed_labels(self, logits, labels) -> tf.Tensor:
     """Labels as float 0/1 ids, checked."""

@@ -36,7 +36,7 @@ def label_ids(labels: tf.Tensor, n_classes: int,
   return checks.label_range(ids, n_classes)
 
 
-class MultiClassHead(base_head.Head):
+class MultiClassHead(base_head.CannedHead):
   """Head for classification into n_classes > 2, as TF 2.15's.
 
   Args:
@@ -64,27 +64,15 @@ class MultiClassHead(base_head.Head):
           f"len(label_vocabulary)={len(label_vocabulary)}, "
           f"n_classes={n_classes}, label_vocabulary={label_vocabulary}. Fix: "
           "give one label string per class.")
-    self._check_loss_reduction(loss_reduction)
-    if loss_fn:
-      checks.loss_fn_args(loss_fn)
+    self._set_common(weight_column=weight_column,
+                     loss_reduction=loss_reduction, loss_fn=loss_fn,
+                     name=name)
     self._n_classes = checks.n_classes_above_two(n_classes)
-    self._weight_column = weight_column
     self._label_vocabulary = label_vocabulary
-    self._loss_reduction = loss_reduction
-    self._loss_fn = loss_fn
-    self._name = name
-
-  @property
-  def name(self) -> Optional[str]:
-    return self._name
 
   @property
   def logits_dimension(self) -> int:
     return self._n_classes
-
-  @property
-  def loss_reduction(self) -> str:
-    return self._loss_reduction
 
   def _processed_labels(self, logits, labels):
     labels = checks.dense_labels(labels, logits, 1)

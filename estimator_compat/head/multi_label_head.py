@@ -38,7 +38,7 @@ def _class_ids(classes: Sequence[Union[int, str]], n_classes: int,
   return classes
 
 
-class MultiLabelHead(base_head.Head):
+class MultiLabelHead(base_head.CannedHead):
   """Head for multi-label classification, as TF 2.15's.
 
   Labels are a multi-hot int Tensor [D0, ... DN, n_classes], or a
@@ -84,30 +84,20 @@ class MultiLabelHead(base_head.Head):
         raise ValueError(
             f"Length of label_vocabulary must be n_classes ({n_classes}). "
             f"Given: {len(label_vocabulary)}. Fix: give one string per class.")
-    if loss_fn:
+    if loss_fn:  # Before the reduction here, as in TF 2.15.
       checks.loss_fn_args(loss_fn)
-    self._check_loss_reduction(loss_reduction)
+    self._set_common(weight_column=weight_column,
+                     loss_reduction=loss_reduction, loss_fn=loss_fn,
+                     name=name)
     self._class_ids = _class_ids(classes_for_class_based_metrics, n_classes,
                                  label_vocabulary)
     self._n_classes = n_classes
-    self._weight_column = weight_column
     self._thresholds = thresholds
     self._label_vocabulary = label_vocabulary
-    self._loss_reduction = loss_reduction
-    self._loss_fn = loss_fn
-    self._name = name
-
-  @property
-  def name(self) -> Optional[str]:
-    return self._name
 
   @property
   def logits_dimension(self) -> int:
     return self._n_classes
-
-  @property
-  def loss_reduction(self) -> str:
-    return self._loss_reduction
 
   def _sparse_indicator(self, labels: tf.SparseTensor) -> tf.Tensor:
     values = labels.values

@@ -14,7 +14,7 @@ _K = keys_lib.MetricKeys
 _P = keys_lib.PredictionKeys
 
 
-class RegressionHead(base_head.Head):
+class RegressionHead(base_head.CannedHead):
   """Head for regression with mean squared error loss, as TF 2.15's.
 
   Args:
@@ -38,27 +38,15 @@ class RegressionHead(base_head.Head):
     if label_dimension < 1:
       raise ValueError(f"Invalid label_dimension {label_dimension}. Fix: "
                        "label_dimension must be at least 1.")
-    self._check_loss_reduction(loss_reduction)
-    if loss_fn:
-      checks.loss_fn_args(loss_fn)
+    self._set_common(weight_column=weight_column,
+                     loss_reduction=loss_reduction, loss_fn=loss_fn,
+                     name=name)
     self._logits_dimension = label_dimension
-    self._weight_column = weight_column
-    self._loss_reduction = loss_reduction
-    self._loss_fn = loss_fn
     self._inverse_link_fn = inverse_link_fn
-    self._name = name
-
-  @property
-  def name(self) -> Optional[str]:
-    return self._name
 
   @property
   def logits_dimension(self) -> int:
     return self._logits_dimension
-
-  @property
-  def loss_reduction(self) -> str:
-    return self._loss_reduction
 
   def _processed_labels(self, logits, labels):
     labels = checks.dense_labels(labels, logits, self._logits_dimension)
@@ -90,7 +78,7 @@ class RegressionHead(base_head.Head):
           base_head.weighted_loss(loss, weights, self._loss_reduction),
           regularization_losses)
 
-  def predictions(self, logits):
+  def predictions(self, logits):  # type: ignore[override]  # as TF 2.15
     """`predictions` (and `logits` with an inverse link function)."""
     logits = checks.logits_with_final_dim(logits, self._logits_dimension)
     with tf.compat.v1.name_scope("predictions"):

@@ -145,7 +145,7 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_FIELDS)):
       check_positive_integer(initial_infeed_sleep_secs,
                               "TPUConfig initial_infeed_sleep_secs")
     tpu_job_name = tpu_job_name or _tpu_job_name_from_tf_config()
-    return super().__new__(
+    return super().__new__(  # type: ignore[call-arg]  # fields from a variable
         cls, iterations_per_loop, num_shards, num_cores_per_replica,
         per_host_input_for_training, tpu_job_name, initial_infeed_sleep_secs,
         input_partition_dims, eval_training_input_configuration,

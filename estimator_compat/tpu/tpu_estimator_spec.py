@@ -108,7 +108,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
       if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
         raise TypeError(
             f"All hooks must be SessionRunHook instances, given: {hook}")
-    return super().__new__(
+    return super().__new__(  # type: ignore[call-arg]  # fields from a variable
         cls, mode, predictions, loss, train_op, eval_metrics, export_outputs,
         scaffold_fn, host_call, training_hooks, evaluation_hooks,
         prediction_hooks)

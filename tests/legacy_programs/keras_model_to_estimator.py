@@ -5,7 +5,6 @@
 # the synthetic stand-in in tests/legacy_programs/tfds_stub.
 import tensorflow as tf
 
-import numpy as np
 import tensorflow_datasets as tfds
 
 model = tf.keras.models.Sequential([

@@ -1,6 +1,7 @@
 """Runs a TensorFlow 1.x program file unchanged on TensorFlow 2.
 
   python tests/legacy_programs/tf1_shim.py PROGRAM.py [ARGS...]
+  python tests/legacy_programs/tf1_shim.py -m PACKAGE.MODULE [ARGS...]
 
 In the program's own files (PROGRAM.py and the modules beside it),
 `import tensorflow as tf` gives `tf.compat.v1`, plus the few `tf.contrib`
@@ -98,5 +99,36 @@ def run(program: str, argv: list) -> None:
   runpy.run_path(program, run_name="__main__")
 
 
+def run_module(module: str, argv: list) -> None:
+  """Runs an installed module as __main__ (`python -m module argv`).
+
+  For packages that already import `tensorflow.compat.v1` but still reach
+  for `tensorflow.contrib` (bert-tensorflow 1.0.4's modeling.py does):
+  `tensorflow.contrib` and its submodules resolve to the names above.
+  """
+  contrib = _contrib()
+  package = types.ModuleType("tensorflow.contrib")
+  sys.modules["tensorflow.contrib"] = package
+  for name, names in vars(contrib).items():
+    if isinstance(names, types.SimpleNamespace):
+      submodule = types.ModuleType(f"tensorflow.contrib.{name}")
+      submodule.__dict__.update(vars(names))
+    else:  # already a module (cluster_resolver)
+      submodule = names
+    setattr(package, name, submodule)
+    sys.modules[f"tensorflow.contrib.{name}"] = submodule
+  _V1.disable_v2_tensorshape()
+  sys.argv = [module] + list(argv)
+  runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+def main(argv: list) -> None:
+  """`tf1_shim.py PROGRAM.py ARGS` or `tf1_shim.py -m MODULE ARGS`."""
+  if argv[0] == "-m":
+    run_module(argv[1], argv[2:])
+  else:
+    run(argv[0], argv[1:])
+
+
 if __name__ == "__main__":
-  run(sys.argv[1], sys.argv[2:])
+  main(sys.argv[1:])

@@ -146,8 +146,7 @@ class GraphFetcher:
     return [values[id(i)] for i in items]
 
   def _compute_unique(self, items: List[Any]) -> List[Any]:
-    key = tuple(("op:" if isinstance(i, tf.Operation) else "t:") + i.name
-                for i in items)
+    key = tuple((isinstance(i, tf.Operation), i.name) for i in items)
     function = self._functions.get(key)
     if function is None:
       needed = depends_on(items, self._input_ops)

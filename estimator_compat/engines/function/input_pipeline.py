@@ -201,7 +201,7 @@ def _make(setup: ModelSetup, input_fn, mode: str, input_context,
       built = graph_input.build(setup.config.tf_random_seed, mode, call,
                                 where, _ALLOWED, held_in_graph)
     except Exception:  # pylint: disable=broad-except
-      raise eager_error  # pylint: disable=raise-missing-from
+      raise eager_error  # noqa: B904  pylint: disable=raise-missing-from
     graph_input.classify(built, where)
     if distributed:
       raise _not_distributable(where) from eager_error

@@ -20,6 +20,8 @@ from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function import variable_saver
+from estimator_compat.engines.function.fetch_keys import (
+    FetchKey, FetchKind, is_variable)
 from estimator_compat.engines.function.input_pipeline import (
     make_input, model_input)
 from estimator_compat.engines.function.session import (
@@ -76,10 +78,17 @@ def _steps(model: TracedModel, runner: HookRunner
       return
     values = {key: to_numpy(value) for key, value in outputs.items()}
     for key in keys:
-      if key.startswith("var:"):
+      if is_variable(key):
         values[key] = runner.variables[key].numpy()
     runner.after_run(values)
     yield values
+
+
+# Evaluation and prediction run this many batches one per call before they
+# run many per call: a call of a few batches (a predict() per request, an
+# evaluate(steps=1)) does not pay for tracing the batched loop, which costs
+# about as much as a few dozen single-batch calls.
+SINGLE_BATCHES_FIRST = 32
 
 
 def _planned(sizer: CallSizer, cadence: HookCadence,
@@ -110,7 +119,7 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
   sizer = CallSizer()
   done = 0
   while not runner.stop_requested and (steps is None or done < steps):
-    if batched:
+    if batched and done >= SINGLE_BATCHES_FIRST:
       planned = _planned(sizer, cadence,
                          None if steps is None else steps - done)
       if planned > 1:
@@ -144,8 +153,9 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
   sizer = CallSizer(first=1)
+  done = 0
   while not runner.stop_requested:
-    if batched:
+    if batched and done >= SINGLE_BATCHES_FIRST:
       planned = _planned(sizer, cadence, None)
       # (Asked only now: a predict() of one batch pays no pruning for it.)
       batched = planned == 1 or model.can_batch_predictions
@@ -154,6 +164,7 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
         batches, ended = model.predict_batches(planned - 1)
         sizer.record(len(batches), time.monotonic() - started)
         cadence.skip(len(batches))
+        done += len(batches)
         yield from batches
         if ended:
           return
@@ -163,6 +174,7 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
       return
     if batched and sizer.limit() == 1:
       sizer.record(1, time.monotonic() - started)
+    done += 1
     yield values
 
 
@@ -289,7 +301,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     all_hooks = list(hooks) + list(spec.prediction_hooks)
     if isinstance(predictions, dict):
       # Fetched by position: MultiHead's keys are (head, key) tuples.
-      return ({f"prediction:{i}": v
+      return ({FetchKey(FetchKind.PREDICTION, str(i)): v
                for i, v in enumerate(predictions.values())}, all_hooks)
     return {"prediction": predictions}, all_hooks
 
@@ -312,8 +324,9 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
       batch = values["prediction"]
     else:
       keys = list(graph_engine._select_predictions(hooked.spec, predict_keys))  # pylint: disable=protected-access
-      batch = {keys[int(k[len("prediction:"):])]: v
-               for k, v in values.items() if k.startswith("prediction:")}
+      by_fetch = {FetchKey(FetchKind.PREDICTION, str(i)): key
+                  for i, key in enumerate(keys)}
+      batch = {by_fetch[k]: v for k, v in values.items() if k in by_fetch}
     if yield_single_examples:
       yield from graph_engine._single_examples(batch)  # pylint: disable=protected-access
     else:

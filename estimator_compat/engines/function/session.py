@@ -20,6 +20,8 @@ import tensorflow as tf
 from tensorflow.python.eager import context
 from tensorflow.python.ops import resource_variable_ops
 
+from estimator_compat.engines.function.fetch_keys import FetchKey, FetchKind
+
 _train = tf.compat.v1.train
 GRAPH_ENGINE_FIX = ("Fix: run this program on the graph engine: "
                     "RunConfig(engine='graph') or ESTIMATOR_COMPAT_ENGINE=graph.")
@@ -211,7 +213,7 @@ class HookRunner:
         bound[tag] = GraphVariable(variable, self.graph)
     return bound if any(bound[t] is not tensors[t] for t in tensors) else None
 
-  def _fetch_key(self, item: Any, hook: Any) -> str:
+  def _fetch_key(self, item: Any, hook: Any) -> FetchKey:
     """The step fetch key of one leaf of a hook's SessionRunArgs."""
     if isinstance(item, str):
       variable = self._variable_named(item)
@@ -226,13 +228,13 @@ class HookRunner:
           self._reads[item.ref()] = item.read_value()
       item = self._reads[item.ref()]
     if isinstance(item, tf.Variable):
-      key = "var:" + item.name
+      key = FetchKey(FetchKind.VARIABLE, item.name)
       self.variables[key] = item
       return key
     if isinstance(item, tf.Operation):
-      return "op:" + item.name
+      return FetchKey(FetchKind.OPERATION, item.name)
     if isinstance(item, tf.Tensor) and not hasattr(item, "numpy"):
-      return "tensor:" + item.name
+      return FetchKey(FetchKind.TENSOR, item.name)
     raise UnsupportedOnFunctionEngine(
         f"{type(hook).__name__} asked for {item!r}, which is not a tensor, "
         f"operation or variable of the model's graph. {GRAPH_ENGINE_FIX}")

@@ -11,6 +11,7 @@ from typing import Any, Dict, Optional, Sequence
 import tensorflow as tf
 
 from estimator_compat.engines.controller import Advanced, StepsRun
+from estimator_compat.engines.function.fetch_keys import is_variable
 from estimator_compat.engines.function.session import HookRunner, to_numpy
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
 
@@ -38,7 +39,7 @@ class SyncRunner:
     # A variable a hook fetches is read before the step, as a TF1 session
     # read it (the read has no dependency on the train_op and runs first).
     read_before = {key: self._hook_variables[key].numpy()
-                   for key in fetches if key.startswith("var:")}
+                   for key in fetches if is_variable(key)}
     try:
       outputs = self._model.step(fetches, num_steps)
     except tf.errors.OutOfRangeError:

@@ -19,6 +19,8 @@ from tensorflow.python.framework import func_graph
 from tensorflow.python.training import training_util
 
 from estimator_compat import tf_logging as logging
+from estimator_compat.engines.function.fetch_keys import (
+    FetchKey, FetchKind, is_variable)
 from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on, reached_ops)
 from estimator_compat.engines.function.session import (
@@ -163,7 +165,7 @@ class TracedModel:
   def __init__(self, setup: ModelSetup, mode: str, dataset: Any,
                build_fn: Callable[[EstimatorSpec], Dict[str, Any]],
                strategy: Optional[tf.distribute.Strategy] = None,
-               metrics_fn: Optional[Callable[[EstimatorSpec], Any]] = None,
+               metrics_fn: Optional[Callable[..., Any]] = None,
                parts: Optional[PythonParts] = None):
     self._setup = setup
     self._mode = mode
@@ -346,15 +348,14 @@ class TracedModel:
       self.metric_update = tf.group(*[metrics[i][1] for i in sorted(metrics)])
     return first._replace(loss=loss, train_op=train_op)
 
-  def _lookup(self, key: str):
-    kind, name = key.split(":", 1)
+  def _lookup(self, key: FetchKey):
     try:
-      if kind == "op":
-        return self.graph.get_operation_by_name(name)
-      return self.graph.get_tensor_by_name(name)
+      if key.kind is FetchKind.OPERATION:
+        return self.graph.get_operation_by_name(key.name)
+      return self.graph.get_tensor_by_name(key.name)
     except KeyError:
       raise UnsupportedOnFunctionEngine(
-          f"A hook asked for {name!r}, which is not in the model's graph. "
+          f"A hook asked for {key.name!r}, which is not in the model's graph. "
           f"{GRAPH_ENGINE_FIX}") from None
 
   def _call_time_inputs(self, fetches: Any):
@@ -410,7 +411,7 @@ class TracedModel:
     Raises:
       tf.errors.OutOfRangeError: the input is exhausted.
     """
-    keys = tuple(sorted(k for k in keys if not k.startswith("var:")))
+    keys = tuple(sorted(k for k in keys if not is_variable(k)))
     if num_steps == 1:
       return self._function(keys)()
     loop = self._loops.get(keys)
@@ -608,7 +609,7 @@ class TracedModel:
     """
     loop = self._advance_loops.get(check_nan)
     if loop is None:
-      moved_key = "tensor:" + self.step_after_name
+      moved_key = FetchKey(FetchKind.TENSOR, self.step_after_name)
       plain = self._function((moved_key,))
       loss_dtype = self._fetches[LOSS].dtype
       ran_so_far, last_loss = self._before_end_variables()
