@@ -68,8 +68,6 @@ DIFFERENCES: Dict[str, str] = {
 INSTEAD: Dict[str, str] = {
     "tpu": "estimator_compat has no TPUEstimator: keep this program on TF "
            "2.15, or write the model with tf.distribute.TPUStrategy",
-    "experimental.KMeans": "use the TF 2 clustering of your choice in a "
-                           "model_fn for tf.estimator.Estimator",
 }
 
 # Names whose TF1 object differed from the TF2 one in TF 2.15

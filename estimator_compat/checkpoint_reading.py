@@ -26,6 +26,9 @@ def _saved_name_and_shape(variable: tf.Variable):
   info = getattr(variable, "_save_slice_info", None)
   if info is not None:
     return info.full_name, list(info.full_shape)
+  if variable.shape.rank is None:
+    # validate_shape=False (KMeans's `clusters`): any stored shape restores.
+    return variable.name.split(":")[0], None
   return variable.name.split(":")[0], variable.shape.as_list()
 
 
@@ -51,6 +54,8 @@ def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
     name, shape = _saved_name_and_shape(variable)
     if name not in stored:
       missing.append(name)
+      continue
+    if shape is None:
       continue
     if list(stored[name]) != shape and not shapes:
       tf.compat.v1.logging.warning(

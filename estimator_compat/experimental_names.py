@@ -1,8 +1,9 @@
 """What `tf.estimator.experimental` and its TF1 twin hold, and what not yet.
 
 Both namespaces of TF 2.15 share the hooks and helpers below; they differ
-only in canned-estimator names: the TF2 one's RNN estimators and the TF1
-one's logit builders are offered, the rest are not (each names its family, so the error can say why).
+only in canned-estimator names: the TF2 one has the RNN estimators, the
+TF1 one the logit builders and KMeans; LinearSDCA is in both. Names not
+offered yet name their family, so the error can say why.
 """
 
 import importlib
@@ -11,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional
 # Public name -> the module defining it; the same object in both namespaces.
 OFFERED: Dict[str, str] = {
     "InMemoryEvaluatorHook": "estimator_compat.in_memory_evaluator",
+    "LinearSDCA": "estimator_compat.canned.linear",
     "build_raw_supervised_input_receiver_fn":
         "estimator_compat.export.supervised",
     "call_logit_fn": "estimator_compat.logit_fn",
@@ -24,20 +26,17 @@ OFFERED: Dict[str, str] = {
 }
 
 # TF 2.15's canned-estimator names of each namespace -> what they belong to.
-NOT_OFFERED_V2: Dict[str, str] = {
-    "LinearSDCA": "the canned linear estimators",
-}
-NOT_OFFERED_V1: Dict[str, str] = {
-    "KMeans": "the canned KMeans estimator",
-    "LinearSDCA": "the canned linear estimators",
-}
+NOT_OFFERED_V2: Dict[str, str] = {}
+NOT_OFFERED_V1: Dict[str, str] = {}
 # Names only the TF2 namespace has: the canned RNN estimators.
 OFFERED_V2_ONLY: Dict[str, str] = {
     "RNNClassifier": "estimator_compat.canned.rnn",
     "RNNEstimator": "estimator_compat.canned.rnn",
 }
-# Names only the TF1 namespace has: the canned estimators' logit builders.
+# Names only the TF1 namespace has: the canned estimators' logit builders,
+# and KMeans.
 OFFERED_V1_ONLY: Dict[str, str] = {
+    "KMeans": "estimator_compat.canned.kmeans",
     "dnn_logit_fn_builder": "estimator_compat.canned.dnn",
     "linear_logit_fn_builder": "estimator_compat.canned.linear",
 }

@@ -1,6 +1,5 @@
 """`tf.compat.v1.estimator.experimental`: the TF2 namespace's hooks and
-helpers, and the canned logit_fn builders; KMeans and LinearSDCA are not
-offered."""
+helpers (LinearSDCA among them), and the canned logit_fn builders."""
 
 from estimator_compat import experimental_names as _names
 

@@ -191,7 +191,7 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("canned.linear", "estimator_compat.canned.linear",
                ("LinearClassifier", "LinearClassifierV2", "LinearEstimator",
                 "LinearEstimatorV2", "LinearModel", "LinearRegressor",
-                "LinearRegressorV2", "linear_logit_fn_builder")),
+                "LinearRegressorV2", "LinearSDCA", "linear_logit_fn_builder")),
     ModulePath("canned.parsing_utils", "estimator_compat.head.parse_spec",
                ("classifier_parse_example_spec="
                 "classifier_parse_example_spec_v1",
@@ -202,6 +202,20 @@ MODULES: Tuple[ModulePath, ...] = (
                 "regressor_parse_example_spec")),
     ModulePath("canned.rnn", "estimator_compat.canned.rnn",
                ("RNNClassifier", "RNNEstimator", "RNNModel", "USE_DEFAULT")),
+    ModulePath("canned.kmeans", "estimator_compat.canned.kmeans",
+               ("KMeansClustering",
+                # kmeans_test calls this private helper.
+                "_parse_features_if_necessary=_input_points")),
+    # LinearSDCA's model and table, which the Estimator's own tests import
+    # under their private names.
+    ModulePath("canned.linear_optimizer.python.utils.sdca_ops",
+               "estimator_compat.canned.sdca.sdca_model",
+               ("_SDCAModel=SDCAModel",
+                "_SparseFeatureColumn=SparseFeatureColumn")),
+    ModulePath(
+        "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable",
+        "estimator_compat.canned.sdca.sharded_table",
+        ("_ShardedMutableDenseHashTable=ShardedMutableDenseHashTable",)),
     ModulePath("canned.baseline", "estimator_compat.canned.baseline",
                ("BaselineClassifier", "BaselineClassifierV2",
                 "BaselineEstimator", "BaselineEstimatorV2",

@@ -64,8 +64,11 @@ def build_estimator(tf, program, model_dir: str):
       config=tf.estimator.RunConfig(**program.CONFIG), params=program.PARAMS)
 
 
-def _read_variables(tf, estimator, checkpoint: str):
+def _read_variables(tf, estimator, checkpoint: str, left_out=()):
   """The checkpoint's variable values and the shapes of all its variables.
+
+  Variables whose name starts with one of `left_out` get a shape but no
+  value (a program's `VALUES_LEFT_OUT`, e.g. a hash table's buckets).
 
   A TF1 optimizer's slot of a partitioned variable is saved as one slice of
   a full-size tensor per partition (`.../weights/part_1/Ftrl`), which
@@ -76,6 +79,8 @@ def _read_variables(tf, estimator, checkpoint: str):
             for name, shape in tf.train.list_variables(checkpoint)}
   values = {}
   for name in estimator.get_variable_names():
+    if name.startswith(tuple(left_out)):
+      continue
     try:
       values[name] = estimator.get_variable_value(name)
     except ValueError:
@@ -117,7 +122,8 @@ def run_program(name: str, model_dir: str,
     estimator.train(program.train_input_fn, hooks=hooks,
                     steps=program.TRAIN_STEPS, saving_listeners=listeners)
   checkpoint = estimator.latest_checkpoint()
-  variables, shapes = _read_variables(tf, estimator, checkpoint)
+  variables, shapes = _read_variables(
+      tf, estimator, checkpoint, getattr(program, "VALUES_LEFT_OUT", ()))
   metrics = estimator.evaluate(program.eval_input_fn)
   predictions = list(estimator.predict(program.predict_input_fn))
   export, served = {}, {}

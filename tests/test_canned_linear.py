@@ -115,14 +115,6 @@ class _LazyColumns:
     return iter(self._build())
 
 
-def test_linear_sdca_is_refused_with_the_fix():
-  class LinearSDCA:  # Stands for tf.estimator.experimental.LinearSDCA.
-    pass
-
-  with pytest.raises(NotImplementedError, match="Fix: use a gradient"):
-    tfe.LinearClassifier(_columns(), optimizer=LinearSDCA())
-
-
 @pytest.mark.usefixtures("engine")
 def test_warm_start_from_another_linear_model(tmp_path):
   first = tfe.LinearRegressor(_columns(), model_dir=str(tmp_path / "a"))

@@ -57,6 +57,13 @@ TEST_FILES += ("canned/linear_test.py", "canned/linear_estimator_test.py",
                "canned/baseline_test.py", "canned/baseline_estimator_test.py")
 # The canned RNN estimators' tests (issue 24).
 TEST_FILES += ("canned/rnn_test.py",)
+# Issue 24: LinearSDCA's tests (the SDCA estimators, its model and table)
+# and KMeans's.
+TEST_FILES += ("canned/linear_optimizer/python/sdca_test.py",
+               "canned/linear_optimizer/python/utils/sdca_ops_test.py",
+               "canned/linear_optimizer/python/utils/"
+               "sharded_mutable_dense_hashtable_test.py",
+               "canned/kmeans_test.py")
 REFERENCE_FILE = os.path.join(TOOLS, "conformance_reference_passing.txt")
 EXCLUSIONS_FILE = os.path.join(TOOLS, "conformance_exclusions.txt")
 TAG = "v2.15.0"

@@ -24,10 +24,14 @@ from estimator_compat import estimator as estimator_lib
 from estimator_compat.canned import linear_heads
 from estimator_compat.canned import linear_logits
 from estimator_compat.canned import optimizers
+from estimator_compat.canned.sdca import linear_sdca
 from estimator_compat.mode_keys import ModeKeys
 
 # The real module's Keras linear model (its tests use linear.LinearModel).
 LinearModel = linear_logits.LinearModel
+# tf.estimator.experimental.LinearSDCA, an `optimizer` of the Linear
+# classifiers and regressors.
+LinearSDCA = linear_sdca.LinearSDCA
 
 _LEARNING_RATE = optimizers.LINEAR_LEARNING_RATE
 _SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
@@ -39,19 +43,14 @@ def _check_features(features: Any) -> None:
                      f"type: {type(features)}")
 
 
-def _check_not_sdca(optimizer: Any) -> None:
-  if type(optimizer).__name__ == "LinearSDCA":
-    raise NotImplementedError(
-        "LinearSDCA is not supported by estimator_compat: its SDCA ops are "
-        "not part of TensorFlow 2.21. Fix: use a gradient optimizer such as "
-        "'Ftrl' (the default).")
-
-
 def linear_model_fn_v2(features, labels, mode, head, feature_columns,
                        optimizer, sparse_combiner: str = "sum"):
   """The model_fn of the v2 (`tf.estimator`) linear estimators."""
   _check_features(features)
-  _check_not_sdca(optimizer)
+  if linear_sdca.is_sdca(optimizer):
+    assert sparse_combiner == "sum"
+    return linear_sdca.sdca_model_fn(features, labels, mode, head,
+                                     feature_columns, optimizer)
   logits, variables = linear_logits.linear_logits_v2(
       features, feature_columns, head.logits_dimension, sparse_combiner)
   if mode == ModeKeys.TRAIN:
@@ -71,12 +70,15 @@ def linear_model_fn_v1(features, labels, mode, head, feature_columns,
                        sparse_combiner: str = "sum"):
   """The model_fn of the v1 (`tf.compat.v1.estimator`) linear estimators."""
   _check_features(features)
-  _check_not_sdca(optimizer)
   num_ps_replicas = config.num_ps_replicas if config else 0
   partitioner = partitioner or tf.compat.v1.min_max_variable_partitioner(
       max_partitions=num_ps_replicas, min_slice_size=64 << 20)
   with tf.compat.v1.variable_scope("linear", values=tuple(features.values()),
                                    partitioner=partitioner):
+    if linear_sdca.is_sdca(optimizer):
+      assert sparse_combiner == "sum"
+      return linear_sdca.sdca_model_fn(features, labels, mode, head,
+                                       feature_columns, optimizer)
     logits, _ = linear_logits.linear_logits_v1(
         features, feature_columns, head.logits_dimension, sparse_combiner)
     if mode == ModeKeys.TRAIN:
@@ -117,7 +119,8 @@ class LinearClassifierV2(estimator_lib.Estimator):
                config=None, warm_start_from=None,
                loss_reduction=_SUM_OVER_BATCH_SIZE,
                sparse_combiner: str = "sum"):
-    _check_not_sdca(optimizer)
+    linear_sdca.check_classifier(feature_columns, n_classes, optimizer,
+                                 sparse_combiner)
     head = linear_heads.classification_head_v2(
         n_classes, weight_column, label_vocabulary, loss_reduction)
     super().__init__(
@@ -135,7 +138,8 @@ class LinearClassifier(estimator_lib.Estimator):
                config=None, partitioner=None, warm_start_from=None,
                loss_reduction=tf.compat.v1.losses.Reduction.SUM,
                sparse_combiner: str = "sum"):
-    _check_not_sdca(optimizer)
+    linear_sdca.check_classifier(feature_columns, n_classes, optimizer,
+                                 sparse_combiner)
     head = linear_heads.classification_head_v1(
         n_classes, weight_column, label_vocabulary, loss_reduction)
     super().__init__(
@@ -153,7 +157,8 @@ class LinearRegressorV2(estimator_lib.Estimator):
                optimizer="Ftrl", config=None, warm_start_from=None,
                loss_reduction=_SUM_OVER_BATCH_SIZE,
                sparse_combiner: str = "sum"):
-    _check_not_sdca(optimizer)
+    linear_sdca.check_regressor(feature_columns, label_dimension, optimizer,
+                                sparse_combiner)
     head = linear_heads.regression_head_v2(label_dimension, weight_column,
                                            loss_reduction)
     super().__init__(
@@ -171,7 +176,8 @@ class LinearRegressor(estimator_lib.Estimator):
                warm_start_from=None,
                loss_reduction=tf.compat.v1.losses.Reduction.SUM,
                sparse_combiner: str = "sum"):
-    _check_not_sdca(optimizer)
+    linear_sdca.check_regressor(feature_columns, label_dimension, optimizer,
+                                sparse_combiner)
     head = linear_heads.regression_head_v1(label_dimension, weight_column,
                                            loss_reduction)
     super().__init__(
