@@ -160,3 +160,45 @@ def test_mirrored_programs_reduce_on_one_device():
     assert len(calls) == 1
     ops = {k.arg: k.value for k in calls[0].keywords}["cross_device_ops"]
     assert ops.func.attr == "ReductionToOneDevice"
+
+
+def test_a_v2_baseline_program_the_real_estimator_failed_is_known():
+  # Seed 37 (G7): TF 2.15's v2 Baseline* failed its first train() on a
+  # Dataset ("iterator has not been initialized"); here it trains. What the
+  # old side then lacks is known; a difference where it trained is not.
+  s = spec_lib.draw(37)
+  assert (s.model, s.optimizer_family, s.input_fn) == (
+      "canned_baseline", "keras", "dataset")
+  table = known.read_table()
+  failed = [
+      ("error", "program",
+       "old FailedPreconditionError: Graph execution error:; new None"),
+      ("results-keys", "results",
+       "only old: []; only new: ['evaluate', 'first_step']"),
+      ("checkpoints", "model:.", "checkpoint steps old [] vs new [8] "
+       "(only old: [], only new: [8])"),
+      ("checkpoint_state", "model:checkpoint",
+       "no `checkpoint` state file on the old side"),
+      ("event_tag_missing", "model:.: loss",
+       "written on the new side only (steps [1, 5])"),
+      ("eval_result", "model:eval",
+       "final evaluation at step old None vs new 8; loss only new (3.6)"),
+      ("layout", "model:graph.pbtxt", "only on the new side"),
+  ]
+  for kind, where, detail in failed:
+    difference = compare.Difference(kind, where, detail)
+    assert known.classify(s, difference,
+                          table) == "baseline-v2-input-initializer", kind
+    canned_dnn = spec_lib.draw(16)
+    assert known.classify(canned_dnn, difference, table) is None
+  trained = [
+      ("error", "program", "old None; new FailedPreconditionError: x"),
+      ("checkpoints", "model:.", "checkpoint steps old [4] vs new [8]"),
+      ("event_tag_missing", "model:.: loss",
+       "written on the old side only (steps [1])"),
+      ("layout", "model:graph.pbtxt", "only on the old side"),
+      ("event_value", "model:.: loss", "1 of 2 values differ"),
+  ]
+  for kind, where, detail in trained:
+    assert known.classify(s, compare.Difference(kind, where, detail),
+                          table) is None, kind
