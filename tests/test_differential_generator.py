@@ -223,3 +223,20 @@ def test_programs_avoid_what_differs_between_two_real_estimator_runs():
     assert len(fetches) == 1
     keys = {k.value for k in fetches[0].keys}
     assert "step" not in keys and keys <= {"loss"}
+
+
+def test_linear_summaries_read_beside_the_update_compare_only_steps():
+  # Seed 44: two real-Estimator runs from one ckpt-0 wrote `linear/bias`
+  # 0.0 and -0.0392 at step 1 (read before or after the update).
+  for where in ("model:.: linear/bias",
+                "model:.: linear/fraction_of_zero_weights",
+                "model:.: linear/linear_model/bias"):
+    assert known.racy_on_the_estimator(
+        compare.Difference("event_value", where, "1 of 2 values differ"))
+  for kind, where in (("event_value", "model:.: loss"),
+                      ("event_value", "model:.: dnn/logits/bias"),
+                      ("event_steps", "model:.: linear/bias"),
+                      ("event_tag_missing", "model:.: linear/bias"),
+                      ("variable_value", "model:model.ckpt-3: linear/bias")):
+    assert not known.racy_on_the_estimator(
+        compare.Difference(kind, where, "differ")), where
