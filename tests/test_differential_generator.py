@@ -7,6 +7,7 @@ without running a program.
 
 import ast
 import collections
+import os
 
 import numpy as np
 import pytest
@@ -240,3 +241,25 @@ def test_linear_summaries_read_beside_the_update_compare_only_steps():
                       ("variable_value", "model:model.ckpt-3: linear/bias")):
     assert not known.racy_on_the_estimator(
         compare.Difference(kind, where, "differ")), where
+
+
+def test_a_killed_run_leaves_no_facts_of_an_earlier_run(tmp_path):
+  # Seed 17: facts of a finished run stayed beside the model_dir of a later
+  # run that was killed midway, and the resumed sweep compared the two.
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from tests.differential import runner  # pylint: disable=g-import-not-at-top
+  workdir = str(tmp_path / "old" / "17")
+  os.makedirs(workdir)
+  for suffix in (".facts.json", ".vars.npz"):
+    with open(workdir + suffix, "w") as f:
+      f.write("{}")
+  program = tmp_path / "killed.py"
+  program.write_text("import os, sys\n"
+                     "os.makedirs(os.path.join(sys.argv[1], 'model'))\n"
+                     "raise KeyboardInterrupt\n")
+  with pytest.raises(KeyboardInterrupt):
+    runner.run_item(tf, {"seed": 17, "program": str(program),
+                         "workdir": workdir})
+  assert os.path.isdir(os.path.join(workdir, "model"))
+  assert not os.path.exists(workdir + ".facts.json")
+  assert not os.path.exists(workdir + ".vars.npz")
