@@ -263,3 +263,21 @@ def test_a_killed_run_leaves_no_facts_of_an_earlier_run(tmp_path):
   assert os.path.isdir(os.path.join(workdir, "model"))
   assert not os.path.exists(workdir + ".facts.json")
   assert not os.path.exists(workdir + ".vars.npz")
+
+
+def test_one_data_file_per_checkpoint_under_mirrored_is_known():
+  # Seed 16: TF 2.15 wrote model.ckpt-3.data-0000K-of-00002 (one per
+  # device), the function engine one data file.
+  mirrored = spec_lib.draw(16)
+  assert mirrored.strategy == "mirrored"
+  table = known.read_table()
+  for where, detail in (
+      ("model:model.ckpt-3.data-00000-of-00002", "only on the old side"),
+      ("model:model.ckpt-3.data-00000-of-00001", "only on the new side")):
+    difference = compare.Difference("layout", where, detail)
+    assert known.classify(mirrored, difference,
+                          table) == "mirrored-checkpoint-one-shard"
+    assert known.classify(spec_lib.draw(17), difference, table) is None
+  other = compare.Difference("layout", "model:model.ckpt-3.index",
+                             "only on the old side")
+  assert known.classify(mirrored, other, table) is None

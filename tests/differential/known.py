@@ -63,6 +63,11 @@ RULES: Sequence[Rule] = (
     # queue), so the queue's fill-fraction summary is not written; its
     # values (thread timing) also differ between two real-Estimator runs,
     # which must not drop the program as non-deterministic.
+    # Two replicas: TF 2.15's sharded Saver wrote a data file per device.
+    Rule("mirrored-checkpoint-one-shard", frozenset({"layout"}),
+         lambda s, d: (s.strategy == "mirrored" and re.search(
+             r"model\.ckpt-\d+\.data-\d{5}-of-\d{5}$", d.where)
+                       and d.detail.startswith("only on the "))),
     Rule("numpy-input-queue-summary", frozenset({"event_tag_missing"}),
          lambda s, d: (s.input_fn in ("numpy_input_fn", "pandas_input_fn")
                        and "enqueue_input/" in d.where
