@@ -51,6 +51,8 @@ def main() -> int:
   # The Estimator's input_fn gives each replica its batch: 2 x 16 = 32.
   _estimator(mirrored, strategy).train(_input_fn(16), steps=5)
   worst = 0.0
+  # The single-device checkpoint has no per-replica slot copies: resuming
+  # it under the strategy starts them from the first copy.
   for name, _ in tf.train.list_variables(single):
     a = tf.train.load_variable(single, name)
     b = tf.train.load_variable(mirrored, name)

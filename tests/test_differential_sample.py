@@ -17,8 +17,8 @@ from tests.differential import sweep
 pytestmark = pytest.mark.slow
 
 # 10 seeds that together use every value of every dimension but
-# strategy=mirrored (the real Estimator hangs on those in this runner:
-# generator finding G5, 300 s each); the 25 seeds 0, 40, ..., 960 took well
+# strategy=mirrored (those run since G5 was fixed, but take ~2-3x as long:
+# CI time); the 25 seeds 0, 40, ..., 960 took well
 # over 4 minutes on the shared 2-core machine (~17 s per program on TF
 # 2.15, ~40 s here) and missed two values.
 SAMPLE_SEEDS = [0, 3, 8, 12, 15, 29, 66, 109, 490, 725]

@@ -84,3 +84,33 @@ def test_model_fn_op_seeds_follow_the_input_fn_requests(
   seen = _Seen(noise)
   estimator.evaluate(input_fn, steps=1, hooks=[seen])
   np.testing.assert_allclose(seen.values, expected[:1], atol=1e-6)
+
+
+# After an input_fn that requested no op seed (the real Estimator, same
+# program, numpy_input_fn(shuffle=False): its FIFO queue requested none).
+AFTER_NO_REQUEST = [[0.753728, 0.077938, 0.458809],
+                    [0.791504, 0.510117, 0.541664]]
+
+
+@pytest.mark.parametrize("engine_name", [None, "function", "graph"])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_numpy_input_fn_requests_the_op_seeds_of_its_queue(
+    engine_name, shuffle, tmp_path, monkeypatch):
+  # Finding G10 (seeds 43, 57: Dropout after pandas_input_fn): ours read the
+  # seed with a request (eagerly) or made a one-shot iterator (in a graph),
+  # one request; the Estimator's queue requested one only to shuffle.
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+  if engine_name:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", engine_name)
+  input_fn = tfe.inputs.numpy_input_fn({"x": X}, X, batch_size=4,
+                                       num_epochs=None, shuffle=shuffle)
+  expected = AFTER_ONE_REQUEST if shuffle else AFTER_NO_REQUEST
+  noise = []
+  estimator = tfe.Estimator(_model_fn(noise), str(tmp_path),
+                            config=tfe.RunConfig(tf_random_seed=7))
+  seen = _Seen(noise)
+  estimator.train(input_fn, steps=2, hooks=[seen])
+  np.testing.assert_allclose(seen.values, expected, atol=1e-6)
+  seen = _Seen(noise)
+  estimator.evaluate(input_fn, steps=1, hooks=[seen])
+  np.testing.assert_allclose(seen.values, expected[:1], atol=1e-6)

@@ -274,3 +274,40 @@ def test_program_exits_after_an_unfinished_iterator_input(engine_name,
     pytest.fail("the program trained but did not exit within 180 s")
   assert done.returncode == 0, done.stderr[-2000:]
   assert "trained" in done.stdout
+
+
+@pytest.mark.parametrize("engine_name", [None, "graph", "function"])
+def test_a_variable_made_from_the_input_fails_as_in_the_estimator(
+    engine_name, tmp_path, monkeypatch):
+  # Finding G7: the Estimator ran the variable initializers before the
+  # Dataset's iterator was initialized, so a variable whose initial value
+  # waits on the input failed (FailedPreconditionError, "GetNext() failed
+  # because the iterator has not been initialized"), before any checkpoint.
+  # The default engine (rerouted by the function engine's NeedsGraphEngine)
+  # and the graph engine give that error, with the fix added.
+  if engine_name:
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", engine_name)
+  else:
+    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+
+  def model_fn(features, labels, mode):
+    check = tf.compat.v1.debugging.assert_equal(
+        tf.shape(features["x"])[0], tf.shape(labels)[0])
+    with tf.control_dependencies([check]):
+      w = tf.Variable(tf.zeros([1]), name="w")
+    loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  if engine_name == "function":
+    with pytest.raises(NeedsGraphEngine, match="initialized from a tensor"):
+      est.train(lambda: _dataset().repeat(), steps=2)
+  else:
+    with pytest.raises(tf.errors.FailedPreconditionError,
+                       match="iterator has not been initialized") as raised:
+      est.train(lambda: _dataset().repeat(), steps=2)
+    assert "Fix: a variable's initial value reads the input" in str(
+        raised.value)
+  assert not [f for f in os.listdir(tmp_path) if f.startswith("model.ckpt")]

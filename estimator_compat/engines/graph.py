@@ -28,6 +28,7 @@ from estimator_compat import tf_logging as logging
 from estimator_compat.distribute import strategies
 from estimator_compat.engines import graph_between
 from estimator_compat.engines import graph_distributed
+from estimator_compat.engines import init_errors
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -191,19 +192,25 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     if not config.is_chief:
       worker_hooks = [guard] + worker_hooks
     loss = None
-    with _v1.train.MonitoredTrainingSession(
-        master=config.master,
-        is_chief=config.is_chief,
-        checkpoint_dir=setup.model_dir,
-        scaffold=spec.scaffold,
-        hooks=worker_hooks,
-        chief_only_hooks=[guard] + chief_hooks if config.is_chief else None,
-        save_checkpoint_secs=save_secs,
-        save_checkpoint_steps=save_steps,
-        save_summaries_steps=config.save_summary_steps,
-        config=config.session_config,
-        max_wait_secs=config.session_creation_timeout_secs,
-        log_step_count_steps=config.log_step_count_steps) as session:
+    try:
+      # The Estimator's session setup (variable initializers first, then the
+      # input's iterator).
+      session = _v1.train.MonitoredTrainingSession(
+          master=config.master,
+          is_chief=config.is_chief,
+          checkpoint_dir=setup.model_dir,
+          scaffold=spec.scaffold,
+          hooks=worker_hooks,
+          chief_only_hooks=[guard] + chief_hooks if config.is_chief else None,
+          save_checkpoint_secs=save_secs,
+          save_checkpoint_steps=save_steps,
+          save_summaries_steps=config.save_summary_steps,
+          config=config.session_config,
+          max_wait_secs=config.session_creation_timeout_secs,
+          log_step_count_steps=config.log_step_count_steps)
+    except tf.errors.FailedPreconditionError as error:
+      raise init_errors.explained(error) from error
+    with session:
       # A preemption signal ends the loop between steps; leaving the session
       # runs the hooks' end(): CheckpointSaverHook saves the step reached.
       while not session.should_stop() and not preemption.requested():

@@ -13,6 +13,13 @@ from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
 import tensorflow as tf
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.eager import context
+
+from estimator_compat.engines.function import op_seeds
+
+# TensorFlow truncates seeds to this range (random_seed.get_seed).
+_MAXINT32 = 2**31 - 1
 
 Array = Union[np.ndarray, Dict[str, np.ndarray]]
 
@@ -70,8 +77,14 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
   def input_fn():
     # The graph seed, as the Estimator's graph had; eagerly the global seed
     # (the function engine sets it to tf_random_seed while input_fn runs).
+    # Op-seed requests as the Estimator's queues made them: one for the
+    # RandomShuffleQueue of shuffle=True, none otherwise, so a model_fn's
+    # unseeded random ops (Dropout) get the same op seeds (finding G10).
     seed = tf.compat.v1.get_default_graph().seed if not (
-        tf.executing_eagerly()) else tf.compat.v1.get_seed(None)[0]
+        tf.executing_eagerly()) else context.global_seed()
+    seed = None if seed is None else seed % _MAXINT32
+    if shuffle and tf.executing_eagerly():
+      tf.compat.v1.get_seed(None)  # the shuffle queue's request
 
     def generate():
       for rows in _batch_indices(num_rows, batch_size, num_epochs, shuffle,
@@ -96,7 +109,12 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
       # Eager callers and dataset functions (per-worker input of
       # parameter-server training) take the Dataset itself.
       return dataset
-    return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    graph = tf.compat.v1.get_default_graph()
+    requested = op_seeds.requested_in(graph)
+    iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)
+    # Its own request undone; the shuffle queue's made.
+    op_seeds.continue_numbering(graph, requested + int(shuffle))
+    return iterator.get_next()
 
   # The function engine may call it eagerly: one call, giving the Dataset.
   input_fn.estimator_compat_eager_dataset = True

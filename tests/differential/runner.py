@@ -162,6 +162,12 @@ def run_item(tf, item: dict) -> None:
   """Runs one program and writes its facts next to its workdir."""
   import numpy as np  # pylint: disable=g-import-not-at-top
   workdir = item["workdir"]
+  # Facts of an earlier run must not outlive its workdir: a run killed
+  # midway would leave them beside a half-written model_dir, which the
+  # resumed sweep then compared (seed 17's "non-deterministic" rerun).
+  for stale in (workdir + ".facts.json", workdir + ".vars.npz"):
+    if os.path.exists(stale):
+      os.remove(stale)
   shutil.rmtree(workdir, ignore_errors=True)
   os.makedirs(workdir)
   if item.get("start_from"):

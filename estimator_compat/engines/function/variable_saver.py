@@ -10,7 +10,7 @@ files hold the traced step graph.
 import logging as logging_lib
 import os
 import re
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence, Set
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
@@ -22,6 +22,7 @@ from estimator_compat import checkpoint_reading
 from estimator_compat import front_checks
 from estimator_compat import rotation_record
 from estimator_compat import tf_logging as logging
+from estimator_compat.engines.function import variables as variables_lib
 from estimator_compat.model_fn_call import ModelSetup
 
 
@@ -36,13 +37,18 @@ class _SkipEagerSaverWarning(logging_lib.Filter):
     return "Saver is deprecated" not in record.getMessage()
 
 
-def make_saver(setup: ModelSetup, variables: Dict[str, tf.Variable]):
-  """A name-based Saver over eagerly held variables, as the engine writes."""
+def make_saver(setup: ModelSetup, variables: Dict[str, tf.Variable],
+               present: Optional[Set[str]] = None):
+  """A name-based Saver over eagerly held variables, as the engine writes.
+
+  `present`: to restore, the names the checkpoint holds (see
+  `_by_checkpoint_name`).
+  """
   config = setup.config
   warning_filter = _SkipEagerSaverWarning()
   tf.get_logger().addFilter(warning_filter)
   try:
-    return _make_saver(config, variables)
+    return _make_saver(config, variables, present)
   finally:
     tf.get_logger().removeFilter(warning_filter)
 
@@ -66,9 +72,26 @@ def sync_copies(variables: Dict[str, tf.Variable]) -> None:
         copy.assign(copies[0].read_value())
 
 
-def _by_checkpoint_name(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
-  """Saver var_list: slices of one partitioned variable grouped by its name."""
-  out: Dict[str, Any] = {}
+def _replica_copies(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
+  """`name/replica_K` -> copy K of each variable saved per replica."""
+  out = {}
+  for name, variable in variables.items():
+    if getattr(variable, variables_lib.PER_REPLICA_SAVE, False):
+      for k, copy in enumerate(variable.values[1:], 1):
+        out[f"{name}/replica_{k}"] = copy
+  return out
+
+
+def _by_checkpoint_name(variables: Dict[str, tf.Variable],
+                        present: Optional[Set[str]] = None) -> Dict[str, Any]:
+  """Saver var_list: slices of one partitioned variable grouped by its name.
+
+  `present`: the names a checkpoint to restore holds; a per-replica copy it
+  lacks (written on one device) is left to `sync_copies`.
+  """
+  out: Dict[str, Any] = {
+      name: copy for name, copy in _replica_copies(variables).items()
+      if present is None or name in present}
   for name, variable in _first_copies(variables).items():
     info = getattr(variable, "_save_slice_info", None)
     if info is None:
@@ -83,9 +106,10 @@ def _by_checkpoint_name(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
   return out
 
 
-def _make_saver(config, variables: Dict[str, tf.Variable]):
+def _make_saver(config, variables: Dict[str, tf.Variable],
+                present: Optional[Set[str]] = None):
   return tf.compat.v1.train.Saver(
-      var_list=_by_checkpoint_name(variables),
+      var_list=_by_checkpoint_name(variables, present),
       sharded=False,  # Same file names; sharded saving needs graph mode.
       max_to_keep=config.keep_checkpoint_max,
       keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
@@ -97,7 +121,8 @@ def restore_or_warm_start(setup: ModelSetup, variables: Dict[str, tf.Variable],
   """Restores `checkpoint` (after a fit check) or warm-starts, by name."""
   if checkpoint:
     checkpoint_reading.check_fits(checkpoint, variables.values())
-    make_saver(setup, variables).restore(None, checkpoint)
+    present = {name for name, _ in tf.train.list_variables(checkpoint)}
+    make_saver(setup, variables, present).restore(None, checkpoint)
   elif setup.warm_start is not None:
     warm_start(setup.warm_start, variables)
   sync_copies(variables)

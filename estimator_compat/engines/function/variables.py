@@ -129,6 +129,7 @@ class VariableCapture:
     if not self._built:
       variable = self._create(kwargs, next_creator)
       self._variables.append(variable)
+      mark_per_replica_copies(variable, kwargs)
       if not is_global_variable(kwargs):
         self._local.add(id(variable))
     else:
@@ -183,6 +184,24 @@ class VariableCapture:
           "in a fixed order, or use the graph engine "
           "(RunConfig(engine='graph')).")
     return variable
+
+
+# Set on a mirrored variable whose copies a checkpoint holds one by one.
+PER_REPLICA_SAVE = "_estimator_compat_saved_per_replica"
+
+
+def mark_per_replica_copies(variable, kwargs) -> None:
+  """Marks a mirrored `tf.Variable` (TF2 API) to be saved per replica.
+
+  In the Estimator's TF1 graph a MirroredStrategy put each copy of a
+  variable made with `tf.Variable` (a Keras optimizer's slots, the v2
+  Baseline's bias) into GLOBAL_VARIABLES, so its Saver wrote `name` and
+  `name/replica_1`, ...; `get_variable`, `tf.compat.v1.Variable` and Keras
+  layer weights (TF1 calls, which pass `collections`) were saved once.
+  """
+  copies = getattr(variable, "values", None)
+  if "collections" not in kwargs and copies and len(copies) > 1:
+    setattr(variable, PER_REPLICA_SAVE, True)
 
 
 def register_in_collections(variable: tf.Variable, kwargs) -> None:
