@@ -6,6 +6,8 @@
 #                                 (slow multi-process ones included; the
 #                                 TF 2.15 venv of tools/tf215_venv.sh is
 #                                 created first for the differential sample),
+#                                 then the oldest supported TensorFlow's
+#                                 subset (tools/tf_matrix.sh --ci 2.16),
 #                                 then bazel test //... (without the slow ones)
 # Setup is idempotent: a second call only re-installs when setup.py changed.
 set -euo pipefail
@@ -55,6 +57,10 @@ case "$cmd" in
     ESTIMATOR_COMPAT_OLD_PYTHON=$(tools/tf215_venv.sh)
     export ESTIMATOR_COMPAT_OLD_PYTHON
     .venv/bin/python -m pytest -q "$@"
+    # The oldest supported release, TensorFlow 2.16, in its own cached venv
+    # (~/.cache/estimator-compat/tf-matrix/2.16): CI's subset of the matrix
+    # (docs/tensorflow_versions.md says what it runs and why).
+    tools/tf_matrix.sh --ci 2.16
     ensure_bazel
     # py_test runs the python3 on PATH: the project's virtualenv. The slow
     # tests (files tagged slow, functions marked slow) already ran in pytest
