@@ -59,3 +59,21 @@ def test_the_installed_pair_here_is_supported():
   tf_version = tf_versions.installed_tensorflow()
   assert tf_version is not None and tf_versions.is_supported(tf_version)
   tf_versions.check_installed()
+
+
+def test_the_first_public_name_checks_the_pair_once(monkeypatch):
+  import estimator_compat  # pylint: disable=g-import-not-at-top
+  calls = []
+
+  def refuse():
+    calls.append(1)
+    raise ImportError("mismatched pair")
+
+  monkeypatch.setattr(tf_versions, "_checked", False)
+  monkeypatch.setattr(tf_versions, "check_installed", refuse)
+  monkeypatch.delitem(estimator_compat.__dict__, "ModeKeys", raising=False)
+  with pytest.raises(ImportError, match="mismatched pair"):
+    estimator_compat.ModeKeys  # pylint: disable=pointless-statement
+  # Checked once: the next name loads without checking again.
+  assert estimator_compat.ModeKeys.TRAIN == "train"
+  assert calls == [1]

@@ -30,10 +30,11 @@ SAMPLE_FILES=(estimator_test.py model_fn_test.py run_config_test.py
   early_stopping_test.py tpu/tpu_config_test.py
   head/regression_head_test.py head/multi_head_test.py)
 # CI's subset (docs/tensorflow_versions.md): goldens that reach each
-# release-dependent area on both engines (tf-keras layers and
-# model_to_estimator, feature columns, lookup tables, canned estimators,
-# hooks), and the conformance files of EstimatorSpec, export and the hooks.
-CI_GOLDENS="mlp or keras_model or keras_batch_norm or dnn_classifier_v2 or linear_classifier_v2 or feature_columns or hooks or lookup_tables"
+# release-dependent area on both engines (tf.compat.v1 layers, tf-keras's
+# model_to_estimator, feature columns and the Keras-built canned DNN, the
+# canned Linear's FTRL, lookup tables, hooks, SavedModel export), and the
+# conformance files of EstimatorSpec, export and the hooks.
+CI_GOLDENS="mlp or keras_model or dnn_classifier_v2 or linear_classifier_v2 or lookup_tables or hooks"
 CI_FILES=(model_fn_test.py export/export_test.py hooks/hooks_test.py)
 
 venv_python() {  # RELEASE -> prints the venv's python, creating it once.
