@@ -5,8 +5,11 @@
 #                                       conformance sample (default engine);
 #                                       prints the README's table rows
 #   tools/tf_matrix.sh 2.16 2.21        only these releases
-#   tools/tf_matrix.sh --ci 2.16        CI's smaller subset (README: "Tested
-#                                       TensorFlow releases")
+#   tools/tf_matrix.sh --quick 2.18     a quicker subset: 6 goldens on both
+#                                       engines, 3 conformance files
+#   tools/tf_matrix.sh --ci 2.16        CI's subset: 4 goldens on both
+#                                       engines, 2 conformance files
+#                                       (docs/tensorflow_versions.md)
 #   tools/tf_matrix.sh --venv 2.16      create (once) and print that Python
 # Venvs: ~/.cache/estimator-compat/tf-matrix/<release> (override the folder
 # with ESTIMATOR_COMPAT_TF_MATRIX), each `pip install -e .[test]
@@ -29,13 +32,18 @@ SAMPLE_FILES=(estimator_test.py model_fn_test.py run_config_test.py
   training_test.py hooks/hooks_test.py export/export_test.py
   early_stopping_test.py tpu/tpu_config_test.py
   head/regression_head_test.py head/multi_head_test.py)
-# CI's subset (docs/tensorflow_versions.md): goldens that reach each
+# The quick subset (docs/tensorflow_versions.md): goldens that reach each
 # release-dependent area on both engines (tf.compat.v1 layers, tf-keras's
 # model_to_estimator, feature columns and the Keras-built canned DNN, the
-# canned Linear's FTRL, lookup tables, hooks, SavedModel export), and the
-# conformance files of EstimatorSpec, export and the hooks.
-CI_GOLDENS="mlp or keras_model or dnn_classifier_v2 or linear_classifier_v2 or lookup_tables or hooks"
-CI_FILES=(model_fn_test.py export/export_test.py hooks/hooks_test.py)
+# canned Linear's FTRL, lookup tables, hooks; each exports a SavedModel),
+# and the conformance files of EstimatorSpec, export and the hooks.
+QUICK_GOLDENS="mlp or keras_model or dnn_classifier_v2 or linear_classifier_v2 or lookup_tables or hooks"
+QUICK_FILES=(model_fn_test.py export/export_test.py hooks/hooks_test.py)
+# CI's subset of it, for CI's time: tf.compat.v1 layers, model_to_estimator,
+# the Keras-built canned DNN with feature columns, lookup tables (every one
+# runs hooks and exports), and EstimatorSpec and export's own tests.
+CI_GOLDENS="mlp or keras_model or dnn_classifier_v2 or lookup_tables"
+CI_FILES=(model_fn_test.py export/export_test.py)
 
 venv_python() {  # RELEASE -> prints the venv's python, creating it once.
   local release=$1 venv="$base/$1"
@@ -62,8 +70,8 @@ estimator_checkout() {
   echo "$checkout"
 }
 
-run_release() {  # RELEASE CI(0|1) -> one table row on stdout.
-  local release=$1 ci=$2 python out checkout
+run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
+  local release=$1 subset=$2 python out checkout
   python=$(venv_python "$release")
   checkout=$(estimator_checkout)
   out="$base/results/$release"
@@ -72,7 +80,10 @@ run_release() {  # RELEASE CI(0|1) -> one table row on stdout.
   versions=$("$python" -c "import importlib.metadata as m; print(
     m.version('tensorflow'), m.version('tf-keras'))")
   local goldens_args=(tests/test_goldens.py) files=("${SAMPLE_FILES[@]}")
-  if [ "$ci" = 1 ]; then
+  if [ "$subset" = quick ]; then
+    goldens_args+=(-k "$QUICK_GOLDENS")
+    files=("${QUICK_FILES[@]}")
+  elif [ "$subset" = ci ]; then
     goldens_args+=(-k "$CI_GOLDENS")
     files=("${CI_FILES[@]}")
   fi
@@ -108,10 +119,11 @@ sys.exit(0 if ok else 1)
 EOF
 }
 
-ci=0
+subset=all
 case "${1:-}" in
   --venv) venv_python "$2"; exit 0 ;;
-  --ci) ci=1; shift ;;
+  --quick) subset=quick; shift ;;
+  --ci) subset=ci; shift ;;
 esac
 releases=("$@")
 [ ${#releases[@]} -gt 0 ] || releases=("${RELEASES[@]}")
@@ -119,6 +131,6 @@ status=0
 echo "| TensorFlow | tf-keras | goldens passed | conformance sample passed | date |"
 echo "|---|---|---:|---:|---|"
 for release in "${releases[@]}"; do
-  run_release "$release" "$ci" || status=1
+  run_release "$release" "$subset" || status=1
 done
 exit $status
