@@ -97,12 +97,13 @@ run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
     --python "$python" --out "$out/conformance" --files "${files[@]}" \
     > "$out/conformance.log" 2>&1 || true
   tail -n 1 "$out/conformance.log" | grep -v "Per-test" >&2 || true
-  "$python" - "$release" "$versions" "$out" "${files[@]}" <<'EOF'
+  "$python" - "$release" "$versions" "$subset" "$out" "${files[@]}" <<'EOF'
 import datetime, json, os, sys
 import xml.etree.ElementTree as ET
 sys.path.insert(0, "tools")
 import conformance
-release, versions, out, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+release, versions, subset, out = sys.argv[1:5]
+files = sys.argv[5:]
 suite = ET.parse(os.path.join(out, "goldens.xml")).getroot()
 suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
 total = int(suite.get("tests"))
@@ -112,8 +113,8 @@ path = os.path.join(out, "conformance", "default.json")
 results = json.load(open(path)) if os.path.exists(path) else {}
 passed = sum(results.get(t, {}).get("outcome") == "passed" for t in counted)
 tf_version, keras_version = versions.split()
-print(f"| {tf_version} | {keras_version} | {total - bad}/{total} | "
-      f"{passed}/{len(counted)} | {datetime.date.today().isoformat()} |")
+print(f"| {tf_version} | {keras_version} | {subset} | {total - bad}/{total} "
+      f"| {passed}/{len(counted)} | {datetime.date.today().isoformat()} |")
 ok = total > 0 and bad == 0 and passed == len(counted)
 sys.exit(0 if ok else 1)
 EOF
@@ -128,8 +129,8 @@ esac
 releases=("$@")
 [ ${#releases[@]} -gt 0 ] || releases=("${RELEASES[@]}")
 status=0
-echo "| TensorFlow | tf-keras | goldens passed | conformance sample passed | date |"
-echo "|---|---|---:|---:|---|"
+echo "| TensorFlow | tf-keras | subset | goldens passed | conformance passed | date |"
+echo "|---|---|---|---:|---:|---|"
 for release in "${releases[@]}"; do
   run_release "$release" "$subset" || status=1
 done
