@@ -16,6 +16,12 @@ from typing import Optional, Tuple
 OLDEST = (2, 16)
 NEWEST = (2, 21)
 # The distributions that provide the `tensorflow` module, most common first.
+# Releases whose declared dependencies let pip install a library they fail
+# with: TensorFlow 2.20.0 asks for any protobuf>=5.28, but writes graph.pbtxt
+# (CheckpointSaverHook, tf.io.write_graph) with MessageToString's
+# float_format argument, which protobuf 7 removed (TensorFlow 2.21 no longer
+# passes it). {(major, minor): (distribution, first bad major, requirement)}.
+_DEPENDENCY_CAPS = {(2, 20): ("protobuf", 7, "protobuf<7")}
 _TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu",
                      "tensorflow-intel", "tensorflow-macos",
                      "tensorflow-aarch64", "tf-nightly", "tf-nightly-cpu")
@@ -49,6 +55,12 @@ def installed_tensorflow() -> Optional[str]:
   return _installed(_TF_DISTRIBUTIONS)
 
 
+def extra_requirements(tf_version: str) -> str:
+  """Pip requirements a release needs beyond its own metadata ('' if none)."""
+  cap = _DEPENDENCY_CAPS.get(minor(tf_version))
+  return cap[2] if cap else ""
+
+
 def matching_tf_keras(tf_version: Optional[str]) -> str:
   """The pip requirement of the tf-keras release that pairs with TF."""
   found = minor(tf_version or "")
@@ -74,7 +86,9 @@ def check_installed() -> None:
   Raises:
     ImportError: tf-keras is installed for another TensorFlow minor release
       than TensorFlow's (tf-keras imports TensorFlow internals that move
-      between releases, so such a pair fails in obscure places).
+      between releases, so such a pair fails in obscure places), or a
+      library TensorFlow's metadata allows fails with that release
+      (protobuf 7 with TensorFlow 2.20).
   """
   tf_version = installed_tensorflow()
   keras_version = _installed(("tf-keras", "tf-keras-nightly"))
@@ -85,6 +99,17 @@ def check_installed() -> None:
         f"estimator_compat found TensorFlow {tf_version} with tf-keras "
         f"{keras_version}; tf-keras must be the release of TensorFlow's minor "
         f"version. Fix: pip install '{matching_tf_keras(tf_version)}'.")
+  cap = _DEPENDENCY_CAPS.get(minor(tf_version))
+  if cap is not None:
+    distribution, bad_major, requirement = cap
+    found = _installed((distribution,))
+    if found is not None and minor(found) is not None and (
+        minor(found)[0] >= bad_major):
+      raise ImportError(
+          f"estimator_compat found TensorFlow {tf_version} with {distribution} "
+          f"{found}; TensorFlow {tf_version} fails with {distribution} "
+          f"{bad_major} or later (writing graph.pbtxt). Fix: pip install "
+          f"'{requirement}'.")
   if not is_supported(tf_version):
     warnings.warn(
         f"estimator_compat is tested on TensorFlow "

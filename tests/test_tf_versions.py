@@ -47,6 +47,27 @@ def test_tensorflow_cpu_with_its_tf_keras_passes(monkeypatch):
     tf_versions.check_installed()
 
 
+def test_tensorflow_2_20_with_protobuf_7_is_refused_with_the_fix(monkeypatch):
+  _installed_versions(monkeypatch, {"tensorflow": "2.20.0",
+                                    "tf-keras": "2.20.1",
+                                    "protobuf": "7.36.2"})
+  with pytest.raises(ImportError, match=r"TensorFlow 2\.20\.0 with protobuf "
+                     r"7\.36\.2.*Fix: pip install 'protobuf<7'"):
+    tf_versions.check_installed()
+  assert tf_versions.extra_requirements("2.20.0") == "protobuf<7"
+  assert tf_versions.extra_requirements("2.21.0") == ""
+
+
+@pytest.mark.parametrize("tf_version,protobuf", [
+    ("2.20.0", "6.33.6"), ("2.21.0", "7.36.2")])
+def test_protobuf_that_works_with_the_release_passes(monkeypatch, tf_version,
+                                                     protobuf):
+  _installed_versions(monkeypatch, {"tensorflow": tf_version,
+                                    "tf-keras": tf_version,
+                                    "protobuf": protobuf})
+  tf_versions.check_installed()
+
+
 def test_a_release_outside_the_range_warns_with_the_fix(monkeypatch):
   _installed_versions(monkeypatch, {"tensorflow": "2.22.0",
                                     "tf-keras": "2.22.0"})

@@ -13,7 +13,8 @@
 #   tools/tf_matrix.sh --venv 2.16      create (once) and print that Python
 # Venvs: ~/.cache/estimator-compat/tf-matrix/<release> (override the folder
 # with ESTIMATOR_COMPAT_TF_MATRIX), each `pip install -e .[test]
-# tensorflow==<release>.* tf-keras==<release>.*`; re-installed when setup.py
+# tensorflow==<release>.* tf-keras==<release>.*` (+ what tf_versions says the
+# release needs beyond its metadata); re-installed when setup.py
 # or the checkout changes. Per-run logs and results: <folder>/results/<release>.
 # The conformance sample runs the Estimator's own test files from a
 # tensorflow/estimator checkout at v2.15.0: $ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT,
@@ -54,8 +55,16 @@ venv_python() {  # RELEASE -> prints the venv's python, creating it once.
     py=$(command -v python3.11 || command -v python3)
     [ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip >&2
+    # What the release needs beyond its metadata (protobuf<7 for 2.20),
+    # from estimator_compat/tf_versions.py, which imports no TensorFlow.
+    local extra
+    extra=$("$venv/bin/python" -c "
+import importlib.util as u  # the file alone: the package needs tf-keras
+spec = u.spec_from_file_location('tf_versions', 'estimator_compat/tf_versions.py')
+module = u.module_from_spec(spec); spec.loader.exec_module(module)
+print(module.extra_requirements('$release'))")
     "$venv/bin/python" -m pip install -q -e ".[test]" "tensorflow==$release.*" \
-      "tf-keras==$release.*" >&2
+      "tf-keras==$release.*" $extra >&2
     echo "$want" > "$venv/.installed"
   fi
   echo "$venv/bin/python"
