@@ -1,4 +1,4 @@
-"""estimator-compat: legacy tf.estimator programs on TensorFlow 2.21."""
+"""estimator-compat: legacy tf.estimator programs on TensorFlow 2.16-2.21."""
 
 import os
 import setuptools
@@ -33,17 +33,31 @@ setuptools.setup(
     name="estimator-compat",
     version="0.1.0",
     description=("Run legacy TensorFlow Estimator programs unchanged on "
-                 "TensorFlow 2.21 with tf-keras."),
+                 "TensorFlow 2.16-2.21 with tf-keras."),
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    python_requires=">=3.11,<3.12",
+    # The Pythons TensorFlow 2.16-2.21 ship wheels for: 3.9 up to TF 2.20,
+    # 3.13 from TF 2.20 (pip picks a TF release that has one). CI tests 3.11.
+    python_requires=">=3.9,<3.14",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3.9",
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
     packages=setuptools.find_packages(include=["estimator_compat",
                                                "estimator_compat.*",
                                                "migration", "migration.*"]),
     install_requires=[
-        "tensorflow==2.21.*",
-        "tf-keras==2.21.*",
-        "tensorboard==2.21.*",
+        # Any release 2.16-2.21, with the tf-keras of the same minor: each
+        # tf-keras release requires its own TensorFlow minor, so pip resolves
+        # a matching pair; estimator_compat.tf_versions checks it at import.
+        "tensorflow>=2.16,<2.22",
+        "tf-keras>=2.16,<2.22",
+        "tensorboard>=2.16,<2.22",
         "numpy>=1.26",
         "absl-py>=2.1",
     ],

@@ -101,6 +101,9 @@ def __getattr__(name: str) -> Any:
   if spec is None:
     raise AttributeError(
         f"module 'estimator_compat' has no attribute {name!r}")
+  # Once, with the first public name: it imports TensorFlow anyway, which
+  # dwarfs reading two distributions' metadata.
+  importlib.import_module("estimator_compat.tf_versions").check_once()
   module_name, _, attribute = spec.partition(":")
   module = importlib.import_module(module_name)
   if attribute:

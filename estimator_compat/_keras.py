@@ -11,6 +11,8 @@ import importlib.util
 import os
 import sys
 
+from estimator_compat import tf_versions
+
 _ENV = "TF_USE_LEGACY_KERAS"
 
 _KERAS3_MESSAGE = (
@@ -18,7 +20,7 @@ _KERAS3_MESSAGE = (
     "has already resolved tf.keras to Keras 3 in this process. Fix: import "
     "estimator_compat before anything touches tf.keras, or set the environment "
     "variable TF_USE_LEGACY_KERAS=1 before starting Python, and make sure the "
-    "tf-keras package is installed (pip install 'tf-keras==2.21.*')."
+    "tf-keras package is installed (pip install '{requirement}')."
 )
 
 
@@ -37,13 +39,16 @@ def ensure_legacy_keras() -> None:
     name = getattr(resolved, "__name__", "") if resolved is not None else ""
     initialized = getattr(type(resolved), "__name__", "") != "KerasLazyLoader"
     if resolved is not None and initialized and not name.startswith("tf_keras"):
-      raise ImportError(_KERAS3_MESSAGE)
+      raise ImportError(_KERAS3_MESSAGE.format(
+          requirement=tf_versions.matching_tf_keras(tf.__version__)))
     if resolved is not None and not initialized:
       version = resolved.__dict__.get("_tfll_keras_version")
       if version is not None and version != "tf_keras":
-        raise ImportError(_KERAS3_MESSAGE)
+        raise ImportError(_KERAS3_MESSAGE.format(
+          requirement=tf_versions.matching_tf_keras(tf.__version__)))
   # Found, not imported: importing tf_keras would import TensorFlow.
   if importlib.util.find_spec("tf_keras") is None:
     raise ImportError(
         "estimator_compat needs the tf-keras package for tf.compat.v1.layers "
-        "and legacy Keras layers. Fix: pip install 'tf-keras==2.21.*'.")
+        "and legacy Keras layers. Fix: pip install "
+        f"'{tf_versions.matching_tf_keras(tf_versions.installed_tensorflow())}'.")

@@ -3,13 +3,15 @@
 #   tools/dev.sh run [FLAGS...]   set up .venv, then train + evaluate the demo
 #                                 (or any model: python -m estimator_compat.train --helpfull)
 #   tools/dev.sh test             set up .venv, then run every test once:
-#                                 pytest runs the slow part (multi-process and
-#                                 replay-heavy files; the TF 2.15 venv of
-#                                 tools/tf215_venv.sh is created first for the
-#                                 differential sample), mkdocs build --strict
-#                                 builds the docs site, bazel test //... runs
-#                                 the rest. `tools/dev.sh test ARGS` runs only
-#                                 pytest ARGS.
+#                                 ruff and mypy, pytest runs the slow part
+#                                 (multi-process and replay-heavy files; the
+#                                 TF 2.15 venv of tools/tf215_venv.sh is
+#                                 created first for the differential sample),
+#                                 mkdocs build --strict builds the docs site,
+#                                 the oldest supported TensorFlow's subset
+#                                 (tools/tf_matrix.sh --ci 2.16), then
+#                                 bazel test //... runs the rest.
+#                                 `tools/dev.sh test ARGS` runs only pytest ARGS.
 # Setup is idempotent: a second call only re-installs when setup.py changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,6 +80,10 @@ case "$cmd" in
     NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict \
       --site-dir "$site_dir"
     rm -rf "$site_dir"
+    # The oldest supported release, TensorFlow 2.16, in its own cached venv
+    # (~/.cache/estimator-compat/tf-matrix/2.16): CI's subset of the matrix
+    # (docs/tensorflow_versions.md says what it runs and why).
+    tools/tf_matrix.sh --ci 2.16
     ensure_bazel
     # py_test runs the python3 on PATH: the project's virtualenv. Bazel runs
     # every test file BUILD does not tag slow, without the functions marked

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The supported TensorFlow range: one venv per release, the fast subset in each.
+#   tools/tf_matrix.sh                  every release 2.16..2.21, one at a time:
+#                                       the goldens (both engines) and the
+#                                       conformance sample (default engine);
+#                                       prints the README's table rows
+#   tools/tf_matrix.sh 2.16 2.21        only these releases
+#   tools/tf_matrix.sh --quick 2.18     a quicker subset: 6 goldens on both
+#                                       engines, 3 conformance files
+#   tools/tf_matrix.sh --ci 2.16        CI's subset: 4 goldens on both
+#                                       engines, 2 conformance files
+#                                       (docs/tensorflow_versions.md)
+#   tools/tf_matrix.sh --venv 2.16      create (once) and print that Python
+# Venvs: ~/.cache/estimator-compat/tf-matrix/<release> (override the folder
+# with ESTIMATOR_COMPAT_TF_MATRIX), each `pip install -e .[test]
+# tensorflow==<release>.* tf-keras==<release>.*` (+ what tf_versions says the
+# release needs beyond its metadata); re-installed when setup.py
+# or the checkout changes. Per-run logs and results: <folder>/results/<release>.
+# The conformance sample runs the Estimator's own test files from a
+# tensorflow/estimator checkout at v2.15.0: $ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT,
+# else <folder>/estimator-v2.15.0 (cloned there when absent).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+base="${ESTIMATOR_COMPAT_TF_MATRIX:-$HOME/.cache/estimator-compat/tf-matrix}"
+RELEASES=(2.16 2.17 2.18 2.19 2.20 2.21)
+# The conformance sample (docs/tensorflow_versions.md says why): the
+# Estimator's core, export, hooks, TPU-config and two head files, 357 counted
+# tests. Left out: the canned estimators' files (~20 s a test; the goldens
+# replay every canned estimator) and keras_test.py (~15 s a test; the keras
+# goldens replay model_to_estimator).
+SAMPLE_FILES=(estimator_test.py model_fn_test.py run_config_test.py
+  training_test.py hooks/hooks_test.py export/export_test.py
+  early_stopping_test.py tpu/tpu_config_test.py
+  head/regression_head_test.py head/multi_head_test.py)
+# The quick subset (docs/tensorflow_versions.md): goldens that reach each
+# release-dependent area on both engines (tf.compat.v1 layers, tf-keras's
+# model_to_estimator, feature columns and the Keras-built canned DNN, the
+# canned Linear's FTRL, lookup tables, hooks; each exports a SavedModel),
+# and the conformance files of EstimatorSpec, export and the hooks.
+QUICK_GOLDENS="mlp or keras_model or dnn_classifier_v2 or linear_classifier_v2 or lookup_tables or hooks"
+QUICK_FILES=(model_fn_test.py export/export_test.py hooks/hooks_test.py)
+# CI's subset of it, for CI's time: tf.compat.v1 layers, model_to_estimator,
+# the Keras-built canned DNN with feature columns, lookup tables (every one
+# runs hooks and exports), and EstimatorSpec and export's own tests.
+CI_GOLDENS="mlp or keras_model or dnn_classifier_v2 or lookup_tables"
+CI_FILES=(model_fn_test.py export/export_test.py)
+
+venv_python() {  # RELEASE -> prints the venv's python, creating it once.
+  local release=$1 venv="$base/$1"
+  local want
+  want="$(sha1sum setup.py | cut -d' ' -f1) $root"
+  if [ ! -f "$venv/.installed" ] || [ "$(cat "$venv/.installed")" != "$want" ]; then
+    local py
+    py=$(command -v python3.11 || command -v python3)
+    [ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
+    "$venv/bin/python" -m pip install -q --upgrade pip >&2
+    # What the release needs beyond its metadata (protobuf<7 for 2.20),
+    # from estimator_compat/tf_versions.py, which imports no TensorFlow.
+    local extra
+    extra=$("$venv/bin/python" -c "
+import importlib.util as u  # the file alone: the package needs tf-keras
+spec = u.spec_from_file_location('tf_versions', 'estimator_compat/tf_versions.py')
+module = u.module_from_spec(spec); spec.loader.exec_module(module)
+print(module.extra_requirements('$release'))")
+    "$venv/bin/python" -m pip install -q -e ".[test]" "tensorflow==$release.*" \
+      "tf-keras==$release.*" $extra >&2
+    echo "$want" > "$venv/.installed"
+  fi
+  echo "$venv/bin/python"
+}
+
+estimator_checkout() {  # prints nothing when there is none and no network
+  local checkout="${ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT:-$base/estimator-v2.15.0}"
+  if [ ! -d "$checkout/tensorflow_estimator" ]; then
+    rm -rf "$checkout"
+    git clone -q --depth 1 --branch v2.15.0 \
+      https://github.com/tensorflow/estimator "$checkout" >&2 || return 0
+  fi
+  echo "$checkout"
+}
+
+run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
+  local release=$1 subset=$2 python out checkout
+  python=$(venv_python "$release")
+  checkout=$(estimator_checkout)
+  out="$base/results/$release"
+  rm -rf "$out" && mkdir -p "$out"
+  local versions
+  versions=$("$python" -c "import importlib.metadata as m; print(
+    m.version('tensorflow'), m.version('tf-keras'))")
+  local goldens_args=(tests/test_goldens.py) files=("${SAMPLE_FILES[@]}")
+  if [ "$subset" = quick ]; then
+    goldens_args+=(-k "$QUICK_GOLDENS")
+    files=("${QUICK_FILES[@]}")
+  elif [ "$subset" = ci ]; then
+    goldens_args+=(-k "$CI_GOLDENS")
+    files=("${CI_FILES[@]}")
+  fi
+  echo "== TF $release ($versions): goldens" >&2
+  PYTHONPATH="$root" TF_CPP_MIN_LOG_LEVEL=2 "$python" -m pytest -q \
+    -p no:cacheprovider --junitxml="$out/goldens.xml" "${goldens_args[@]}" \
+    > "$out/goldens.log" 2>&1 || true
+  tail -n 1 "$out/goldens.log" >&2
+  if [ -z "$checkout" ]; then
+    # The Estimator's test files come from github only (the package index
+    # has no source of tensorflow-estimator): without a checkout and without
+    # a network the row says so, and the goldens alone decide it.
+    echo "== TF $release: conformance sample NOT RUN: no tensorflow/estimator" \
+      "v2.15.0 checkout and github unreachable (set" \
+      "ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT)" >&2
+    files=()
+  else
+    echo "== TF $release: conformance sample (${files[*]})" >&2
+    "$python" tools/conformance.py "$checkout" --engine default \
+      --python "$python" --out "$out/conformance" --files "${files[@]}" \
+      > "$out/conformance.log" 2>&1 || true
+    tail -n 1 "$out/conformance.log" | grep -v "Per-test" >&2 || true
+  fi
+  "$python" - "$release" "$versions" "$subset" "$out" "${files[@]}" <<'EOF'
+import datetime, json, os, sys
+import xml.etree.ElementTree as ET
+sys.path.insert(0, "tools")
+import conformance
+release, versions, subset, out = sys.argv[1:5]
+files = sys.argv[5:]
+suite = ET.parse(os.path.join(out, "goldens.xml")).getroot()
+suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+total = int(suite.get("tests"))
+bad = sum(int(suite.get(k)) for k in ("failures", "errors", "skipped"))
+counted = conformance.counted_tests(files)
+path = os.path.join(out, "conformance", "default.json")
+results = json.load(open(path)) if os.path.exists(path) else {}
+passed = sum(results.get(t, {}).get("outcome") == "passed" for t in counted)
+tf_version, keras_version = versions.split()
+conformance_cell = f"{passed}/{len(counted)}" if files else "not run"
+print(f"| {tf_version} | {keras_version} | {subset} | {total - bad}/{total} "
+      f"| {conformance_cell} | {datetime.date.today().isoformat()} |")
+ok = total > 0 and bad == 0 and passed == len(counted)
+sys.exit(0 if ok else 1)
+EOF
+}
+
+subset=all
+case "${1:-}" in
+  --venv) venv_python "$2"; exit 0 ;;
+  --quick) subset=quick; shift ;;
+  --ci) subset=ci; shift ;;
+esac
+releases=("$@")
+[ ${#releases[@]} -gt 0 ] || releases=("${RELEASES[@]}")
+status=0
+echo "| TensorFlow | tf-keras | subset | goldens passed | conformance passed | date |"
+echo "|---|---|---|---:|---:|---|"
+for release in "${releases[@]}"; do
+  run_release "$release" "$subset" || status=1
+done
+exit $status
