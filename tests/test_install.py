@@ -252,7 +252,7 @@ def test_module_paths_lack_what_we_do_not_implement():
       except ImportError as e:
         print("ImportError")
       try:
-        import tensorflow_estimator.python.estimator.canned.kmeans
+        import tensorflow_estimator.python.estimator.canned.saved_model_estimator
       except ModuleNotFoundError:
         print("ModuleNotFoundError")
       try:  # keras_lib is ours: tf-keras's function reaches it
@@ -290,7 +290,9 @@ def test_importing_the_package_loads_tensorflow_only_when_used():
   """)
   assert result.returncode == 0, result.stderr
   first, second = result.stdout.splitlines()
-  assert first == "False ['estimator_compat', 'estimator_compat._keras']"
+  # (tf_versions: the supported range, no TensorFlow import.)
+  assert first == ("False ['estimator_compat', 'estimator_compat._keras', "
+                   "'estimator_compat.tf_versions']")
   assert second == "True True estimator_compat.training True"
 
 

@@ -30,6 +30,10 @@ PARAMS = {"hidden_units": [32], "learning_rate": 0.01, "batch_size": 32}
 
 
 def _against_golden(rewrite):
+  # The rewrite's layers take Keras's automatic names (dense, dense_1), as
+  # in the fresh process a rewrite runs in; layers other tests in this
+  # process made would shift them.
+  tf.keras.backend.clear_session()
   return migration.compare(
       mlp.model_fn, mlp.input_fn, params=PARAMS,
       serving_input_receiver_fn=mlp.serving_input_receiver_fn, old=GOLDEN,

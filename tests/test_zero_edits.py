@@ -174,9 +174,9 @@ def test_the_pth_line_imports_nothing_unless_the_switch_is_set(tmp_path):
   python = _scratch_venv(tmp_path / "venv")
   probe = ("import sys; print(sorted(m for m in sys.modules if m.split('.')[0]"
            " in ('estimator_compat', 'tensorflow')))")
-  for value, loaded in (("", []), ("0", []), ("1", ["estimator_compat",
-                                                    "estimator_compat._keras",
-                                                    "estimator_compat.auto"])):
+  for value, loaded in (("", []), ("0", []), ("1", [
+      "estimator_compat", "estimator_compat._keras", "estimator_compat.auto",
+      "estimator_compat.tf_versions"])):
     env = _env(**{auto.ENV: value})
     process = _run(["-c", probe], tmp_path, env, python)
     assert process.returncode == 0, process.stderr
