@@ -14,6 +14,7 @@ import estimator_compat as tfe
 from estimator_compat import command_line
 from estimator_compat import local_cluster
 from estimator_compat import strategies
+from tests import tiny_strategy_model
 
 
 @pytest.fixture(autouse=True)
@@ -141,29 +142,12 @@ _TF1_STRATEGIES = {
 }
 
 
-def _tiny_model_fn(features, labels, mode):
-  logits = tf.compat.v1.layers.dense(
-      features["x"], 3, kernel_initializer=tf.compat.v1.ones_initializer())
-  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-      loss, global_step=tf.compat.v1.train.get_global_step())
-  accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
-  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                           eval_metric_ops={"accuracy": accuracy})
-
-
-def _tiny_input_fn():
-  x = np.arange(48, dtype=np.float32).reshape(16, 3) / 10.
-  y = np.array([0, 1, 2, 0, 1, 2, 0, 1] * 2)
-  return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
-
-
 def _train_and_evaluate(model_dir, strategy):
-  est = tfe.Estimator(_tiny_model_fn, str(model_dir), config=tfe.RunConfig(
+  est = tfe.Estimator(tiny_strategy_model.model_fn, str(model_dir), config=tfe.RunConfig(
       train_distribute=strategy, eval_distribute=strategy,
       save_checkpoints_steps=3, tf_random_seed=1))
-  est.train(_tiny_input_fn, steps=6)
-  result = est.evaluate(_tiny_input_fn, steps=2)
+  est.train(tiny_strategy_model.input_fn, steps=6)
+  result = est.evaluate(tiny_strategy_model.input_fn, steps=2)
   return (int(est.get_variable_value("global_step")),
           est.get_variable_value("dense/kernel"), result)
 

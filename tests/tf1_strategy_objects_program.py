@@ -13,10 +13,10 @@ import json
 import os
 import sys
 
-import numpy as np
-
 import estimator_compat as tfe
 import tensorflow as tf  # pylint: disable=g-bad-import-order
+
+from tests.tiny_strategy_model import input_fn, model_fn
 
 tf.compat.v1.disable_eager_execution()
 
@@ -29,24 +29,6 @@ STRATEGIES = {
         tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy,
     "multi_worker_mirrored": tf.distribute.MultiWorkerMirroredStrategy,
 }
-
-
-def model_fn(features, labels, mode):
-  logits = tf.compat.v1.layers.dense(
-      features["x"], 3, kernel_initializer=tf.compat.v1.ones_initializer())
-  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-      loss, global_step=tf.compat.v1.train.get_global_step())
-  accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
-  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                           eval_metric_ops={"accuracy": accuracy})
-
-
-def input_fn():
-  x = np.arange(48, dtype=np.float32).reshape(16, 3) / 10.
-  y = np.array([0, 1, 2, 0, 1, 2, 0, 1] * 2)
-  return tf.compat.v1.data.Dataset.from_tensor_slices(
-      ({"x": x}, y)).repeat().batch(4)
 
 
 def run(kind, model_dir):
