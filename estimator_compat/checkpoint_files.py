@@ -41,7 +41,10 @@ _TEMPSTATE = re.compile(
     r"^.+\.(index|data-\d{5}-of-\d{5})\.tempstate\d+$")
 _STATE_TMP = re.compile(
     r"^(checkpoint|graph\.pbtxt|.+-\d+\.meta)\.tmp[0-9a-f]{32}$")
-_TEMP_DIR = re.compile(r"^.+-\d+_temp(_[0-9a-f]{32})?$")
+_TEMP_DIR = re.compile(r"^.+-\d+(\.resave)?_temp(_[0-9a-f]{32})?$")
+# A save over an existing checkpoint stages it as `<prefix>.resave`
+# (replacing_saver.py); a kill before its files were renamed over leaves them.
+_RESAVE = re.compile(r"^.+-\d+\.resave\.(index|data-\d{5}-of-\d{5})$")
 _TEMP_PART = re.compile(
     r"^part-\d{5}-of-\d{5}(\.index|\.data-\d{5}-of-\d{5})(\.tempstate\d+)?$")
 
@@ -358,7 +361,7 @@ def remove_unfinished_saves(model_dir: str) -> List[str]:
   for name in sorted(tf.io.gfile.listdir(model_dir)):
     name = name.rstrip("/")
     path = os.path.join(model_dir, name)
-    if _TEMPSTATE.match(name) or _STATE_TMP.match(name):
+    if _TEMPSTATE.match(name) or _STATE_TMP.match(name) or _RESAVE.match(name):
       if not tf.io.gfile.isdir(path):
         tf.io.gfile.remove(path)
         removed.append(path)

@@ -20,6 +20,7 @@ from tensorflow.python.checkpoint import checkpoint as object_checkpoint  # pyli
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.export import PredictOutput
+from estimator_compat import replacing_saver
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.spec import EstimatorSpec
 
@@ -197,7 +198,7 @@ def _object_saver_scaffold(model: tf.keras.Model) -> tf.compat.v1.train.Scaffold
   model._track_trackable(  # pylint: disable=protected-access
       tf.compat.v1.train.get_global_step(), GLOBAL_STEP_EDGE)
   graph_view = tf.compat.v2.__internal__.tracking.ObjectGraphView(model)
-  saver = tf.compat.v1.train.Saver(
+  saver = replacing_saver.Saver(
       var_list=graph_view.frozen_saveable_objects(), sharded=True)
   saver._object_restore_saver = object_checkpoint.frozen_saver(model)  # pylint: disable=protected-access
   return tf.compat.v1.train.Scaffold(saver=saver)

@@ -14,6 +14,8 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.checkpoint import graph_view
 
+from estimator_compat import replacing_saver
+
 _v1 = tf.compat.v1
 
 
@@ -41,7 +43,7 @@ def custom_saver(scaffold: _v1.train.Scaffold) -> Optional[Any]:
   """
   saver = _own(scaffold)
   if isinstance(saver, tf.train.Checkpoint):
-    saver = _v1.train.Saver(
+    saver = replacing_saver.Saver(
         var_list=graph_view.ObjectGraphView(saver).frozen_saveable_objects(),
         sharded=True)
   return saver

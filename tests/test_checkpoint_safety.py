@@ -18,6 +18,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat import checkpoint_files
+from estimator_compat import replacing_saver
 from tests import models
 
 
@@ -183,6 +184,36 @@ def test_leftovers_of_a_killed_save_are_removed_at_training_start(tmp_path,
   for name in whole_before:  # Kept checkpoints are whole (ckpt-2 re-saved).
     assert name in after, name
   assert est.latest_checkpoint() == str(tmp_path / "model.ckpt-3")
+
+
+def test_resave_of_the_newest_checkpoint_replaces_it_whole(tmp_path,
+                                                          monkeypatch):
+  # train() saves the restored step again first (as the Estimator did). The
+  # sharded Saver merges into `<prefix>.index` in place: a reader or a kill
+  # mid-write met a half-written newest checkpoint. The save is staged and
+  # renamed over instead, so the named index is a new file, never rewritten.
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "graph")
+  _trained(tmp_path, steps=2)
+  index = tmp_path / "model.ckpt-2.index"
+  before = (index.stat().st_ino, index.read_bytes())
+
+  def killed(staged, prefix):
+    del staged, prefix
+    raise RuntimeError("killed between the stage and the renames")
+
+  monkeypatch.setattr(replacing_saver, "_rename_over", killed)
+  with pytest.raises(RuntimeError, match="killed between"):
+    _trained(tmp_path, steps=1)
+  assert (index.stat().st_ino, index.read_bytes()) == before
+  assert (tmp_path / "model.ckpt-2.resave.index").exists()
+  monkeypatch.undo()
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "graph")
+  est = _trained(tmp_path, steps=1)
+  assert not [f for f in os.listdir(tmp_path) if ".resave" in f]
+  assert index.stat().st_ino != before[0]  # Renamed over, not rewritten.
+  assert est.latest_checkpoint() == str(tmp_path / "model.ckpt-3")
+  reader = tf.train.load_checkpoint(str(tmp_path / "model.ckpt-2"))
+  assert reader.get_tensor("global_step") == 2
 
 
 def test_corrupt_state_file_and_model_dir_file_are_named(tmp_path, engine):

@@ -22,6 +22,7 @@ from estimator_compat import front_checks
 from estimator_compat import keras_metrics
 from estimator_compat import loss_summary
 from estimator_compat import predict_input_check
+from estimator_compat import replacing_saver
 from estimator_compat import preemption
 from estimator_compat import scaffold_savers
 from estimator_compat import tf_logging as logging
@@ -73,7 +74,7 @@ def _ensure_saver(setup: ModelSetup, spec: EstimatorSpec) -> None:
   config = setup.config
   _v1.add_to_collection(
       _v1.GraphKeys.SAVERS,
-      _v1.train.Saver(
+      replacing_saver.Saver(
           sharded=True,
           max_to_keep=config.keep_checkpoint_max,
           keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
