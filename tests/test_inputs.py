@@ -90,6 +90,14 @@ def test_numpy_input_fn_argument_errors():
     tfe.inputs.numpy_input_fn(np.array([[], []]), np.arange(2), shuffle=False)
   with pytest.raises(ValueError, match="y cannot be empty dict, use None"):
     tfe.inputs.numpy_input_fn({"a": np.arange(2)}, {}, shuffle=False)
+  # known_differences.md, numpy-input-negative-counts.
+  with pytest.raises(ValueError, match="num_epochs must be >= 0 or None"):
+    tfe.inputs.numpy_input_fn({"a": np.arange(2)}, num_epochs=-1,
+                              shuffle=False)
+  with pytest.raises(ValueError, match="pandas_input_fn: batch_size must be "
+                     "> 0"):
+    tfe.inputs.pandas_input_fn(pd.DataFrame({"a": [1]}), batch_size=0,
+                               shuffle=False)
 
 
 def test_zero_epochs_give_no_batch():
