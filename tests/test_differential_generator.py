@@ -184,6 +184,9 @@ def test_a_v2_baseline_program_the_real_estimator_failed_is_known():
       ("eval_result", "model:eval",
        "final evaluation at step old None vs new 8; loss only new (3.6)"),
       ("layout", "model:graph.pbtxt", "only on the new side"),
+      # Seed 116 (train_and_evaluate with a LatestExporter).
+      ("export_missing", "export",
+       "exported on the new side only (export/latest/1796187802)"),
   ]
   for kind, where, detail in failed:
     difference = compare.Difference(kind, where, detail)
