@@ -1,0 +1,219 @@
+"""The BoostedTrees model_fn: the ensemble resource, its quantiles, and the
+per-step training graph (TF 2.8's canned BoostedTrees estimators).
+
+Training runs in three phases, each step one batch: quantile boundaries for
+float columns (global_step does not move), then (`center_bias`) the bias of
+the first tree, then one layer per `n_batches_per_layer` batches until
+`n_trees` trees of `max_depth` layers are finalized, when a hook stops
+training. The ensemble lives in a BoostedTrees resource saved as
+`boosted_trees:0_stamp` / `boosted_trees:0_serialized`, the quantile sketch in
+`boosted_trees/QuantileAccumulator`, so model_dirs of TF 2.8's estimators
+load here. The graph is built from `tensorflow.python.ops.boosted_trees_ops`,
+whose ops TF 2.21 defines but has no kernels for: it builds, it does not
+run (docs/boosted-trees.md). It is a TF1 Session program (a hook stamps
+accumulators in the session it is given; accumulators and resources live
+in the session), so every mode runs on the graph engine.
+"""
+
+import functools
+
+import tensorflow as tf
+from tensorflow.python.ops import boosted_trees_ops
+
+from estimator_compat import mode_keys
+from estimator_compat.canned.boosted_trees import features as features_lib
+from estimator_compat.canned.boosted_trees import growers
+from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
+                                                       NeedsGraphEngine)
+
+ModeKeys = mode_keys.ModeKeys
+_NO_NODE = -1
+_QUANTILE_ACCUMULATOR_NAME = "QuantileAccumulator"
+
+
+class StopAtAttemptsHook(tf.compat.v1.train.SessionRunHook):
+  """Stops training once `max_trees` trees are finalized or twice the layers
+  of `max_trees` full trees were attempted."""
+
+  def __init__(self, num_finalized_trees, num_attempted_layers,
+               max_trees: int, max_depth: int):
+    self._tensors = [num_finalized_trees, num_attempted_layers]
+    self._max_trees = max_trees
+    self._max_depth = max_depth
+
+  def before_run(self, run_context):
+    del run_context
+    return tf.compat.v1.train.SessionRunArgs(self._tensors)
+
+  def after_run(self, run_context, run_values):
+    finalized, attempted = run_values.results
+    limit = 2 * self._max_trees * self._max_depth
+    # The fetched values precede this step's growth: near the limits, read
+    # them again after it.
+    if finalized >= self._max_trees - 1 or attempted > limit - 1:
+      finalized, attempted = run_context.session.run(self._tensors)
+    if finalized >= self._max_trees or attempted > limit:
+      run_context.request_stop()
+
+
+class GrowerInitializationHook(tf.compat.v1.train.SessionRunHook):
+  """Runs the grower's initialization once the chief's session exists."""
+
+  def __init__(self, init_op):
+    self._init_op = init_op
+
+  def after_create_session(self, session, coord):
+    del coord
+    session.run(self._init_op)
+
+
+def _local_variable(initial_value, name: str):
+  return tf.compat.v1.Variable(initial_value=initial_value, trainable=False,
+                               validate_shape=False, name=name,
+                               use_resource=True)
+
+
+def _weights(features, weight_column):
+  if weight_column is None:
+    return tf.constant(1., shape=[1])
+  if isinstance(weight_column, str):
+    weight_column = tf.feature_column.numeric_column(key=weight_column,
+                                                     shape=(1,))
+  return tf.squeeze(features_lib.transform(features, [weight_column])[0],
+                    axis=1)
+
+
+def _gradients_and_hessians(loss, logits, labels, logits_dimension,
+                            closed_form):
+  if logits_dimension == 1 and closed_form:
+    return closed_form(logits, labels)
+  gradients = tf.compat.v1.gradients(loss, logits, name="Gradients")[0]
+  if logits_dimension != 1:
+    raise ValueError(
+        f"logits_dimension={logits_dimension}: only one-dimensional logits "
+        "are ported (binary classification, one label regression). Fix: use "
+        "n_classes=2 or label_dimension=1.")
+  hessians = tf.compat.v1.gradients(gradients, logits, name="Hessians")[0]
+  return gradients, hessians
+
+
+def bt_model_fn(features, labels, mode, head, feature_columns,
+                hparams: growers.TreeHParams, n_batches_per_layer, config,
+                closed_form_grad_and_hess_fn=None, weight_column=None,
+                name: str = "boosted_trees"):
+  """The model_fn of the BoostedTrees estimators.
+
+  Raises:
+    NeedsGraphEngine: traced into a function graph.
+  """
+  if tf.inside_function():
+    raise NeedsGraphEngine(
+        "BoostedTrees estimators are TF1 Session programs: their ensemble "
+        "grows through accumulators and a hook that runs ops in the session "
+        f"it is given. {GRAPH_ENGINE_FIX}")
+  logits_dimension = head.logits_dimension
+  columns = features_lib.sorted_columns(feature_columns)
+  float_columns = [c for c in columns if features_lib.is_float_column(c)]
+  with tf.compat.v1.name_scope(name) as scope:
+    global_step = tf.compat.v1.train.get_or_create_global_step()
+    ensemble = boosted_trees_ops.TreeEnsemble(name=scope)
+    num_quantiles = int(1. / hparams.quantile_sketch_epsilon)
+    boundaries, quantiles = {}, None
+    if float_columns:
+      quantiles = boosted_trees_ops.QuantileAccumulator(
+          epsilon=hparams.quantile_sketch_epsilon,
+          num_streams=features_lib.num_features(float_columns),
+          num_quantiles=num_quantiles, name=_QUANTILE_ACCUMULATOR_NAME)
+      boundaries = features_lib.float_boundaries(
+          float_columns, quantiles.get_bucket_boundaries())
+    bucket_sizes, feature_ids, split_types = features_lib.bucket_groups(
+        columns, num_quantiles)
+    input_features = features_lib.transform(features, columns, boundaries)
+    if mode != ModeKeys.TRAIN:
+      logits = boosted_trees_ops.predict(
+          tree_ensemble_handle=ensemble.resource_handle,
+          bucketized_features=input_features,
+          logits_dimension=logits_dimension)
+      return head.create_estimator_spec(features=features, mode=mode,
+                                        labels=labels, train_op_fn=tf.no_op,
+                                        logits=logits)
+    are_boundaries_ready = _local_variable(not float_columns,
+                                           "are_boundaries_ready")
+    batch_size = tf.compat.v1.shape(labels)[0]
+    local_ensemble, reload = ensemble, tf.no_op()
+    if config.num_worker_replicas > 1:
+      # Each worker predicts with its own copy of the chief's ensemble.
+      with tf.compat.v1.device(tf.no_op().device):
+        local_ensemble = boosted_trees_ops.TreeEnsemble(
+            name=scope + "_local", is_local=True)
+      reload = local_ensemble.deserialize(*ensemble.serialize())
+    with tf.control_dependencies([reload]):
+      (stamp_token, num_trees, num_finalized_trees, num_attempted_layers,
+       last_layer_nodes_range) = local_ensemble.get_states()
+      logits, _, node_ids = boosted_trees_ops.training_predict(
+          tree_ensemble_handle=local_ensemble.resource_handle,
+          cached_tree_ids=tf.zeros([batch_size], dtype=tf.int32),
+          cached_node_ids=_NO_NODE * tf.ones([batch_size], dtype=tf.int32),
+          bucketized_features=input_features,
+          logits_dimension=logits_dimension)
+    logits = tf.zeros([batch_size, logits_dimension]) + logits
+    grower = growers.AccumulatorGrower(
+        ensemble, quantiles, hparams, stamp_token, n_batches_per_layer,
+        bucket_sizes, feature_ids, config.is_chief, logits_dimension)
+    tf.compat.v1.summary.scalar("ensemble/num_trees", num_trees)
+    tf.compat.v1.summary.scalar("ensemble/num_finalized_trees",
+                                num_finalized_trees)
+    tf.compat.v1.summary.scalar("ensemble/num_attempted_layers",
+                                num_attempted_layers)
+    center_bias_var = _local_variable(hparams.center_bias,
+                                      "center_bias_needed")
+    weights = _weights(features, weight_column)
+
+    def train_op_fn(loss):
+      """One training step: quantiles until ready, then bias, then layers."""
+
+      def update_quantiles():
+        with tf.compat.v1.name_scope("UpdateQuantile"):
+          raw = features_lib.transform(features, float_columns)
+          return grower.accumulate_quantiles(
+              [tf.squeeze(f, axis=1) for f in raw], weights,
+              are_boundaries_ready)
+
+      def grow():
+        gradients, hessians = _gradients_and_hessians(
+            loss, logits, labels, logits_dimension,
+            closed_form_grad_and_hess_fn)
+        summaries = [
+            [boosted_trees_ops.boosted_trees_aggregate_stats(
+                node_ids=node_ids, gradients=gradients, hessians=hessians,
+                feature=input_features[feature_id],
+                max_splits=growers.max_splits(hparams),
+                num_buckets=size) for feature_id in ids]
+            for size, ids in zip(bucket_sizes, feature_ids)]
+        grow_layer = functools.partial(grower.grow_tree, summaries,
+                                       last_layer_nodes_range, split_types)
+        if hparams.center_bias:
+          update = growers.cond(
+              center_bias_var,
+              functools.partial(grower.center_bias, center_bias_var,
+                                gradients, hessians),
+              grow_layer)
+        else:
+          update = grow_layer()
+        with tf.control_dependencies([update]):
+          step = tf.compat.v1.assign_add(global_step, 1).op
+        return tf.group([update, step], name="grow_op")
+
+      if not float_columns:
+        return grow()
+      return growers.cond(are_boundaries_ready, grow, update_quantiles)
+
+  spec = head.create_estimator_spec(features=features, mode=mode,
+                                    labels=labels, train_op_fn=train_op_fn,
+                                    logits=logits)
+  return spec._replace(
+      training_hooks=tuple(spec.training_hooks) + (StopAtAttemptsHook(
+          num_finalized_trees, num_attempted_layers, hparams.n_trees,
+          hparams.max_depth),),
+      training_chief_hooks=(GrowerInitializationHook(grower.chief_init_op()),)
+      + tuple(spec.training_chief_hooks))
