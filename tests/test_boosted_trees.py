@@ -1,0 +1,152 @@
+"""BoostedTrees (tensorflow-estimator 2.8) parts checked against the goldens
+recorded on the real 2.8 code (tools/record_boosted_trees_goldens.sh).
+
+TF 2.21 registers no kernel for the BoostedTrees ops, so the estimators do
+not train here yet (docs/boosted-trees.md); what does not need the kernels
+is checked against the recorded runs: the ensemble message, feature ids and
+names, feature importances, the checkpoint keys of the training graph, and
+the argument checks.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from google.protobuf import json_format
+from tensorflow.python.training.saving import saveable_object_util
+
+from estimator_compat import mode_keys
+from estimator_compat import run_config as run_config_lib
+from estimator_compat.canned.boosted_trees import estimators
+from estimator_compat.canned.boosted_trees import features as features_lib
+from estimator_compat.canned.boosted_trees import growers
+from estimator_compat.canned.boosted_trees import heads
+from estimator_compat.canned.boosted_trees import model
+from estimator_compat.canned.boosted_trees import tree_proto
+from tests.golden_programs import _boosted_trees_data as data
+
+GOLDENS = os.path.join(os.path.dirname(__file__), "boosted_trees_goldens")
+PROGRAMS = ("boosted_trees_classifier", "boosted_trees_regressor")
+
+
+def _golden(name):
+  folder = os.path.join(GOLDENS, name)
+  with open(os.path.join(folder, "results.json")) as f:
+    results = json.load(f)
+  variables = dict(np.load(os.path.join(folder, "variables.npz")))
+  return results, variables
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_tree_message_reads_the_recorded_ensemble(name):
+  """The schema decodes the 2.8 ensemble as TF 2.8's own module did, and
+  writes it back byte for byte (no field left unknown)."""
+  results, variables = _golden(name)
+  serialized = variables["boosted_trees:0_serialized"].item()
+  ensemble = tree_proto.TreeEnsemble.FromString(serialized)
+  decoded = json_format.MessageToDict(ensemble,
+                                      preserving_proto_field_name=True)
+  assert decoded == results["observations"]["trees"]
+  assert ensemble.SerializeToString() == serialized
+  assert len(ensemble.trees) >= 3
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("normalize", [False, True])
+def test_feature_importances_match_the_recorded_ones(name, normalize):
+  results, variables = _golden(name)
+  columns = features_lib.sorted_columns(data.columns(tf.feature_column))
+  ensemble = tree_proto.TreeEnsemble.FromString(
+      variables["boosted_trees:0_serialized"].item())
+  importances = estimators.sum_by_name_and_sort(
+      features_lib.feature_names(columns),
+      estimators.feature_importances_of(
+          ensemble, features_lib.num_features(columns), normalize))
+  key = ("feature_importances_normalized" if normalize
+         else "feature_importances")
+  expected = results["observations"][key]
+  assert list(importances) == [entry[0] for entry in expected]
+  np.testing.assert_allclose(list(importances.values()),
+                             [entry[1] for entry in expected], rtol=1e-6)
+
+
+def test_feature_ids_and_bucket_groups():
+  """age (bucketized) is feature 0, cls (indicator) 1-3, fare (numeric) 4,
+  as the recorded trees' splits on feature 4 (fare) show; the groups are
+  those 2.8's `_group_features_by_num_buckets_and_split_type` gave for
+  these columns (run on the real 2.8 code): the bucketized group last."""
+  columns = features_lib.sorted_columns(data.columns(tf.feature_column))
+  assert features_lib.feature_names(columns) == [
+      "age_bucketized", "cls", "cls", "cls", "fare"]
+  sizes, ids, splits = features_lib.bucket_groups(columns, 10)
+  assert sizes == [2, 10, 5]
+  assert ids == [(1, 2, 3), (4,), (0,)]
+  assert splits == [("inequality",) * 3, ("inequality",), ("inequality",)]
+  categorical = tf.feature_column.categorical_column_with_identity("k", 7)
+  assert features_lib.bucket_groups([categorical], 10) == (
+      [7], [(0,)], [("equality",)])
+
+
+def _checkpoint_keys(hparams, head):
+  with tf.Graph().as_default():
+    features = {k: tf.constant(v[:10]) for k, v in data.FEATURES.items()}
+    labels = tf.constant(data.BINARY[:10])
+    model.bt_model_fn(features, labels, mode_keys.ModeKeys.TRAIN, head,
+                      data.columns(tf.feature_column), hparams, 2,
+                      run_config_lib.RunConfig())
+    saveables = saveable_object_util.validate_and_slice_inputs(
+        saveable_object_util.op_list_to_dict(
+            tf.compat.v1.global_variables() + tf.compat.v1.get_collection(
+                tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS)))
+    return sorted(spec.name for saveable in saveables
+                  for spec in saveable.specs)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_training_graph_saves_the_recorded_checkpoint_keys(name):
+  results, _ = _golden(name)
+  hparams = growers.TreeHParams(3, 2, 0.3, 0., 0.01, 0., 0.,
+                                name.endswith("classifier"), "none", 0.1)
+  head = (heads.classification_head(2)[0] if name.endswith("classifier")
+          else heads.regression_head(1))
+  assert _checkpoint_keys(hparams, head) == sorted(results["variables"])
+
+
+def test_closed_form_logistic_gradients_match_autodiff():
+  head, closed_form = heads.classification_head(2)
+  logits = tf.constant([[0.3], [-1.2], [2.0]])
+  labels = tf.constant([[1], [0], [0]], dtype=tf.int64)
+  with tf.GradientTape(persistent=True) as tape:
+    tape.watch(logits)
+    with tf.GradientTape() as inner:
+      inner.watch(logits)
+      loss = head.create_loss({}, mode_keys.ModeKeys.TRAIN, logits,
+                              labels).training_loss
+    gradients = inner.gradient(loss, logits)
+  hessians = tape.gradient(gradients, logits)
+  ours = closed_form(logits, labels)
+  np.testing.assert_allclose(ours[0], gradients, rtol=1e-5)
+  np.testing.assert_allclose(ours[1], hessians, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs, option", [
+    (dict(n_classes=3), "n_classes"),
+    (dict(train_in_memory=True), "train_in_memory"),
+    (dict(n_trees=0), "n_trees"),
+    (dict(l2_regularization=-1.), "l2"),
+    (dict(tree_complexity=0.1), "Tree complexity"),
+    (dict(pruning_mode="post"), "tree_complexity must be positive"),
+])
+def test_classifier_refuses_bad_or_unported_options(kwargs, option):
+  with pytest.raises(ValueError, match=option):
+    estimators.BoostedTreesClassifier(data.columns(tf.feature_column),
+                                      n_batches_per_layer=1, **kwargs)
+
+
+def test_regressor_refuses_multi_dimensional_labels():
+  with pytest.raises(ValueError, match="label_dimension"):
+    estimators.BoostedTreesRegressor(data.columns(tf.feature_column),
+                                     n_batches_per_layer=1,
+                                     label_dimension=2)
