@@ -4,10 +4,12 @@ recorded on the real 2.8 code (tools/record_boosted_trees_goldens.sh).
 TF 2.21 registers no kernel for the BoostedTrees ops, so the estimators do
 not train here yet (docs/boosted-trees.md); what does not need the kernels
 is checked against the recorded runs: the ensemble message, feature ids and
-names, feature importances, the checkpoint keys of the training graph, and
-the argument checks.
+names, feature importances, the checkpoint keys of the training graph,
+evaluation and prediction from the model_dir the 2.8 run left, and the
+argument checks.
 """
 
+import importlib
 import json
 import os
 
@@ -150,3 +152,67 @@ def test_regressor_refuses_multi_dimensional_labels():
     estimators.BoostedTreesRegressor(data.columns(tf.feature_column),
                                      n_batches_per_layer=1,
                                      label_dimension=2)
+
+
+def _write_final_checkpoint(variables, model_dir):
+  """The golden's final variables as `model.ckpt-<step>` in model_dir."""
+  os.makedirs(model_dir, exist_ok=True)
+  step = int(variables["global_step"])
+  names = sorted(variables)
+  tensors = [tf.constant(variables[n].item() if variables[n].dtype.kind == "S"
+                         else variables[n]) for n in names]
+  tf.raw_ops.SaveV2(prefix=os.path.join(model_dir, f"model.ckpt-{step}"),
+                    tensor_names=names, shape_and_slices=[""] * len(names),
+                    tensors=tensors)
+  with open(os.path.join(model_dir, "checkpoint"), "w") as f:
+    f.write(f'model_checkpoint_path: "model.ckpt-{step}"\n')
+
+
+def _golden_estimator(name, model_dir):
+  """The program and our estimator with the program's arguments."""
+  program = importlib.import_module(f"tests.golden_programs.{name}")
+  if name.endswith("classifier"):
+    kwargs = dict(n_trees=3, max_depth=2, learning_rate=0.3,
+                  l2_regularization=0.01, center_bias=True)
+    cls = estimators.BoostedTreesClassifier
+  else:
+    kwargs = dict(n_trees=4, max_depth=2, learning_rate=0.2,
+                  l1_regularization=0.01, l2_regularization=0.1,
+                  tree_complexity=0.001, min_node_weight=0.01,
+                  pruning_mode="pre")
+    cls = estimators.BoostedTreesRegressor
+  estimator = cls(data.columns(tf.feature_column), n_batches_per_layer=2,
+                  model_dir=model_dir, quantile_sketch_epsilon=0.1,
+                  config=run_config_lib.RunConfig(tf_random_seed=3),
+                  **kwargs)
+  return program, estimator
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_evaluate_and_predict_a_2_8_model_dir(name, engine_name, tmp_path):
+  """The model_dir left by the real 2.8 run evaluates and predicts here as it
+  did there (no BoostedTrees kernel involved), on every engine."""
+  results, variables = _golden(name)
+  model_dir = str(tmp_path / "model")
+  _write_final_checkpoint(variables, model_dir)
+  program, estimator = _golden_estimator(name, model_dir)
+  if engine_name == "function":
+    with pytest.raises(Exception, match="graph engine"):
+      estimator.evaluate(program.eval_input_fn)
+    return
+  metrics = estimator.evaluate(program.eval_input_fn)
+  assert sorted(metrics) == sorted(results["eval_metrics"])
+  for key, expected in results["eval_metrics"].items():
+    np.testing.assert_allclose(metrics[key], expected, rtol=1e-5,
+                               err_msg=key)
+  golden_predictions = dict(np.load(os.path.join(GOLDENS, name,
+                                                 "predictions.npz")))
+  predictions = list(estimator.predict(program.predict_input_fn))
+  assert sorted(predictions[0]) == sorted(golden_predictions)
+  for key, expected in golden_predictions.items():
+    ours = np.stack([p[key] for p in predictions])
+    if expected.dtype.kind == "S":
+      np.testing.assert_array_equal(ours.astype(np.bytes_), expected)
+    else:
+      np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6,
+                                 err_msg=key)

@@ -21,7 +21,6 @@ import tensorflow as tf
 from tensorflow.python.feature_column import feature_column as fc_v1
 from tensorflow.python.feature_column import feature_column_lib
 from tensorflow.python.feature_column import feature_column_v2 as fc_v2
-from tensorflow.python.ops import boosted_trees_ops
 
 INDICATOR, BUCKETIZED, DENSE, CATEGORICAL = ("indicator", "bucketized",
                                              "dense", "categorical")
@@ -170,6 +169,22 @@ def float_boundaries(float_columns, boundaries: Sequence[tf.Tensor]
   return result
 
 
+def bucketize(values: Sequence[tf.Tensor],
+              boundaries: Sequence[tf.Tensor]) -> List[tf.Tensor]:
+  """Each value's bucket, as TF's BoostedTreesBucketize kernel gave it: the
+  index of the first boundary >= the value, the last bucket for values past
+  every boundary, 0 without boundaries."""
+  buckets = []
+  for value, bounds in zip(values, boundaries):
+    count = tf.size(bounds)
+    index = tf.searchsorted(bounds, tf.reshape(value, [-1]), side="left",
+                            out_type=tf.int32)
+    index = tf.minimum(index, tf.maximum(count - 1, 0))
+    buckets.append(tf.reshape(tf.where(count > 0, index, 0),
+                              tf.shape(value)))
+  return buckets
+
+
 def _transform(features, columns) -> Dict:
   # pylint: disable=protected-access
   v2_columns = [c for c in columns
@@ -234,8 +249,8 @@ def transform(features, columns, boundaries=None) -> List[tf.Tensor]:
       if not boundaries:
         result.extend(_columns(tensor))
       else:
-        bucketized = boosted_trees_ops.boosted_trees_bucketize(
-            tf.unstack(tensor, axis=1), boundaries[column.name])
+        bucketized = bucketize(tf.unstack(tensor, axis=1),
+                               boundaries[column.name])
         result.extend(tf.expand_dims(t, axis=1) for t in bucketized)
     else:
       result.append(tf.cast(tf.sparse.to_dense(tensor), tf.int32))

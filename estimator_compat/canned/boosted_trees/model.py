@@ -8,11 +8,13 @@ the first tree, then one layer per `n_batches_per_layer` batches until
 training. The ensemble lives in a BoostedTrees resource saved as
 `boosted_trees:0_stamp` / `boosted_trees:0_serialized`, the quantile sketch in
 `boosted_trees/QuantileAccumulator`, so model_dirs of TF 2.8's estimators
-load here. The graph is built from `tensorflow.python.ops.boosted_trees_ops`,
-whose ops TF 2.21 defines but has no kernels for: it builds, it does not
-run (docs/boosted-trees.md). It is a TF1 Session program (a hook stamps
-accumulators in the session it is given; accumulators and resources live
-in the session), so every mode runs on the graph engine.
+load here. Evaluation and prediction read the ensemble without kernels
+(inference.py); the training graph is built from
+`tensorflow.python.ops.boosted_trees_ops`, whose ops TF 2.21 defines but has
+no kernels for: it builds, it does not run (docs/boosted-trees.md). It is
+a TF1 Session program (a hook stamps accumulators in the session it is
+given; accumulators and resources live in the session; prediction runs a
+`py_func`), so every mode runs on the graph engine.
 """
 
 import functools
@@ -23,6 +25,7 @@ from tensorflow.python.ops import boosted_trees_ops
 from estimator_compat import mode_keys
 from estimator_compat.canned.boosted_trees import features as features_lib
 from estimator_compat.canned.boosted_trees import growers
+from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 
@@ -116,8 +119,25 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
   float_columns = [c for c in columns if features_lib.is_float_column(c)]
   with tf.compat.v1.name_scope(name) as scope:
     global_step = tf.compat.v1.train.get_or_create_global_step()
-    ensemble = boosted_trees_ops.TreeEnsemble(name=scope)
     num_quantiles = int(1. / hparams.quantile_sketch_epsilon)
+    bucket_sizes, feature_ids, split_types = features_lib.bucket_groups(
+        columns, num_quantiles)
+    if mode != ModeKeys.TRAIN:
+      # The trained ensemble and boundaries are only read: no kernel needed.
+      serialized = inference.restored_ensemble(scope)
+      boundaries = {}
+      if float_columns:
+        boundaries = features_lib.float_boundaries(
+            float_columns, inference.restored_boundaries(
+                scope, _QUANTILE_ACCUMULATOR_NAME,
+                features_lib.num_features(float_columns)))
+      input_features = features_lib.transform(features, columns, boundaries)
+      logits = inference.predict(serialized, input_features,
+                                 logits_dimension)
+      return head.create_estimator_spec(features=features, mode=mode,
+                                        labels=labels, train_op_fn=tf.no_op,
+                                        logits=logits)
+    ensemble = boosted_trees_ops.TreeEnsemble(name=scope)
     boundaries, quantiles = {}, None
     if float_columns:
       quantiles = boosted_trees_ops.QuantileAccumulator(
@@ -126,17 +146,7 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
           num_quantiles=num_quantiles, name=_QUANTILE_ACCUMULATOR_NAME)
       boundaries = features_lib.float_boundaries(
           float_columns, quantiles.get_bucket_boundaries())
-    bucket_sizes, feature_ids, split_types = features_lib.bucket_groups(
-        columns, num_quantiles)
     input_features = features_lib.transform(features, columns, boundaries)
-    if mode != ModeKeys.TRAIN:
-      logits = boosted_trees_ops.predict(
-          tree_ensemble_handle=ensemble.resource_handle,
-          bucketized_features=input_features,
-          logits_dimension=logits_dimension)
-      return head.create_estimator_spec(features=features, mode=mode,
-                                        labels=labels, train_op_fn=tf.no_op,
-                                        logits=logits)
     are_boundaries_ready = _local_variable(not float_columns,
                                            "are_boundaries_ready")
     batch_size = tf.compat.v1.shape(labels)[0]
