@@ -22,6 +22,7 @@ from tensorflow.python.training.saving import saveable_object_util
 from estimator_compat import mode_keys
 from estimator_compat import run_config as run_config_lib
 from estimator_compat.canned.boosted_trees import estimators
+from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import features as features_lib
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import heads
@@ -216,3 +217,59 @@ def test_evaluate_and_predict_a_2_8_model_dir(name, engine_name, tmp_path):
     else:
       np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6,
                                  err_msg=key)
+
+
+def test_explanations_match_the_recorded_ones(engine_name, tmp_path):
+  """experimental_predict_with_explanations from the 2.8 run's model_dir:
+  the same bias, contributions (in the same order) and probabilities."""
+  name = "boosted_trees_classifier"
+  results, variables = _golden(name)
+  model_dir = str(tmp_path / "model")
+  _write_final_checkpoint(variables, model_dir)
+  program, estimator = _golden_estimator(name, model_dir)
+  if engine_name == "function":
+    with pytest.raises(Exception, match="graph engine"):
+      list(estimator.experimental_predict_with_explanations(
+          program.predict_input_fn))
+    return
+  ours = list(estimator.experimental_predict_with_explanations(
+      program.predict_input_fn))
+  expected = results["observations"]["explanations"]
+  assert len(ours) == len(expected) == data.N
+  for prediction, (bias, contributions, probability) in zip(ours, expected):
+    np.testing.assert_allclose(prediction["bias"], bias, rtol=1e-5)
+    assert list(prediction["dfc"]) == [entry[0] for entry in contributions]
+    np.testing.assert_allclose(list(prediction["dfc"].values()),
+                               [entry[1] for entry in contributions],
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(prediction["logistic"][0], probability,
+                               rtol=1e-5)
+
+
+def test_explanations_need_center_bias(tmp_path):
+  _, estimator = _golden_estimator("boosted_trees_regressor",
+                                   str(tmp_path / "model"))
+  with pytest.raises(ValueError, match="center_bias must be enabled"):
+    next(estimator.experimental_predict_with_explanations(
+        lambda: ({}, None)))
+
+
+def test_example_path_counts_a_bias_only_first_tree():
+  """A first tree that is only the bias leaf adds the bias to every later
+  logit on the path (BoostedTreesExampleDebugOutputs' rule)."""
+  ensemble = tree_proto.TreeEnsemble()
+  ensemble.trees.add().nodes.add().leaf.scalar = 0.5
+  tree = ensemble.trees.add()
+  root = tree.nodes.add()
+  root.bucketized_split.feature_id = 0
+  root.bucketized_split.threshold = 1
+  root.bucketized_split.left_id = 1
+  root.bucketized_split.right_id = 2
+  tree.nodes.add().leaf.scalar = 0.2
+  tree.nodes.add().leaf.scalar = -0.4
+  ensemble.tree_weights.extend([1.0, 1.0])
+  paths = explanations.example_paths(ensemble.SerializeToString(),
+                                     [np.array([[0], [3]], np.int32)])
+  assert [ids for ids, _ in paths] == [[0], [0]]
+  np.testing.assert_allclose([path for _, path in paths],
+                             [[0.5, 0.7], [0.5, 0.1]], rtol=1e-6)

@@ -77,8 +77,19 @@ def reset():
   _SEEN.clear()
 
 
-def run_training(estimator, train_input_fn):
-  """Trains until the estimator's own hook stops it; records the trees."""
+def _explanations(estimator, predict_input_fn):
+  """Bias and directional feature contributions of each example."""
+  return [[float(p["bias"]), [[name, float(value)]
+                              for name, value in p["dfc"].items()],
+           float(np.ravel(p["logistic"] if "logistic" in p
+                          else p["predictions"])[0])]
+          for p in estimator.experimental_predict_with_explanations(
+              predict_input_fn)]
+
+
+def run_training(estimator, train_input_fn, predict_input_fn=None):
+  """Trains until the estimator's own hook stops it; records the trees, and
+  with `predict_input_fn` the explanations of its examples."""
   estimator.train(train_input_fn, max_steps=1000)
   _SEEN["global_step"] = int(estimator.get_variable_value("global_step"))
   serialized = estimator.get_variable_value("boosted_trees:0_serialized")
@@ -89,6 +100,8 @@ def run_training(estimator, train_input_fn):
   _SEEN["feature_importances_normalized"] = [
       [name, float(value)] for name, value in
       estimator.experimental_feature_importances(normalize=True).items()]
+  if predict_input_fn is not None:
+    _SEEN["explanations"] = _explanations(estimator, predict_input_fn)
 
 
 def observations():

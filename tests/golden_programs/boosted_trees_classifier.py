@@ -1,7 +1,8 @@
 """tf.estimator.BoostedTreesClassifier (tensorflow-estimator 2.8): binary,
 bucketized + quantile-bucketized numeric + indicator columns, bias
 centering, a layer per epoch (4 batches: bias centering converges only when
-each of its steps sees the same data), three trees of depth 2."""
+each of its steps sees the same data), three trees of depth 2, and
+experimental_predict_with_explanations (which needs center_bias)."""
 
 from tests.golden_programs import _boosted_trees_data as data
 
@@ -21,4 +22,4 @@ def build_estimator(tf, model_dir):
 
 def run_training(tf, estimator):
   del tf
-  data.run_training(estimator, train_input_fn)
+  data.run_training(estimator, train_input_fn, predict_input_fn)

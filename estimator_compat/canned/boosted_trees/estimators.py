@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimator_compat import estimator as estimator_lib
+from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import features as features_lib
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import heads
@@ -112,6 +113,54 @@ class _BoostedTreesBase(estimator_lib.Estimator):
     importances = feature_importances_of(ensemble, self._n_features,
                                          normalize)
     return sum_by_name_and_sort(self._feature_col_names, importances)
+
+
+  def experimental_predict_with_explanations(self, input_fn,
+                                             predict_keys=None, hooks=None,
+                                             checkpoint_path=None):
+    """Predictions with directional feature contributions per example.
+
+    Each prediction dict gains 'bias' (the prediction of the bias tree
+    alone) and 'dfc' (an OrderedDict of feature column name to its
+    contribution, largest absolute value first).
+
+    Args:
+      input_fn: the predict input_fn.
+      predict_keys: prediction keys to keep ('bias' and 'dfc' always come).
+      hooks: SessionRunHooks for the prediction.
+      checkpoint_path: a checkpoint to use instead of the latest one.
+
+    Yields:
+      One prediction dict per example.
+
+    Raises:
+      ValueError: the estimator was made without center_bias.
+    """
+    if not self._center_bias:
+      raise ValueError("center_bias must be enabled during estimator "
+                       "instantiation when using "
+                       "experimental_predict_with_explanations. Fix: pass "
+                       "center_bias=True.")
+    head, columns = self._head, self._sorted_feature_columns
+
+    def explanations_fn(features, labels, mode):
+      del labels, mode
+      return model.explanations_model_fn(features, head, columns)
+
+    explainer = estimator_lib.Estimator(model_fn=explanations_fn,
+                                        model_dir=self.model_dir,
+                                        config=self.config)
+    if predict_keys is not None:
+      predict_keys = set(predict_keys) | {explanations.DEBUG_KEY}
+    for prediction in explainer.predict(
+        input_fn, predict_keys=predict_keys, hooks=hooks,
+        checkpoint_path=checkpoint_path, yield_single_examples=True):
+      bias, contributions = explanations.bias_and_contributions(
+          prediction.pop(explanations.DEBUG_KEY), self._feature_col_names,
+          self._is_classification)
+      prediction["bias"] = bias
+      prediction["dfc"] = contributions
+      yield prediction
 
 
 def _hparams(n_trees, max_depth, learning_rate, l1_regularization,

@@ -24,6 +24,7 @@ from tensorflow.python.ops import boosted_trees_ops
 
 from estimator_compat import mode_keys
 from estimator_compat.canned.boosted_trees import features as features_lib
+from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
@@ -100,6 +101,45 @@ def _gradients_and_hessians(loss, logits, labels, logits_dimension,
   return gradients, hessians
 
 
+def _restored_model(features, columns, scope: str):
+  """The checkpoint's serialized ensemble and the bucketized features: the
+  trained ensemble and boundaries are only read, no kernel is needed."""
+  float_columns = [c for c in columns if features_lib.is_float_column(c)]
+  serialized = inference.restored_ensemble(scope)
+  boundaries = {}
+  if float_columns:
+    boundaries = features_lib.float_boundaries(
+        float_columns, inference.restored_boundaries(
+            scope, _QUANTILE_ACCUMULATOR_NAME,
+            features_lib.num_features(float_columns)))
+  return serialized, features_lib.transform(features, columns, boundaries)
+
+
+def explanations_model_fn(features, head, feature_columns,
+                          name: str = "boosted_trees"):
+  """Predictions plus each example's serialized path (explanations.DEBUG_KEY).
+
+  Raises:
+    NeedsGraphEngine: traced into a function graph.
+  """
+  if tf.inside_function():
+    raise NeedsGraphEngine(
+        "BoostedTrees explanations walk the trees in a py_func. "
+        f"{GRAPH_ENGINE_FIX}")
+  columns = features_lib.sorted_columns(feature_columns)
+  with tf.compat.v1.name_scope(name) as scope:
+    tf.compat.v1.train.get_or_create_global_step()
+    serialized, input_features = _restored_model(features, columns, scope)
+    logits = inference.predict(serialized, input_features,
+                               head.logits_dimension)
+    spec = head.create_estimator_spec(features=features,
+                                      mode=ModeKeys.PREDICT, labels=None,
+                                      train_op_fn=tf.no_op, logits=logits)
+    spec.predictions[explanations.DEBUG_KEY] = explanations.debug_outputs(
+        serialized, input_features)
+  return spec
+
+
 def bt_model_fn(features, labels, mode, head, feature_columns,
                 hparams: growers.TreeHParams, n_batches_per_layer, config,
                 closed_form_grad_and_hess_fn=None, weight_column=None,
@@ -123,15 +163,8 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
     bucket_sizes, feature_ids, split_types = features_lib.bucket_groups(
         columns, num_quantiles)
     if mode != ModeKeys.TRAIN:
-      # The trained ensemble and boundaries are only read: no kernel needed.
-      serialized = inference.restored_ensemble(scope)
-      boundaries = {}
-      if float_columns:
-        boundaries = features_lib.float_boundaries(
-            float_columns, inference.restored_boundaries(
-                scope, _QUANTILE_ACCUMULATOR_NAME,
-                features_lib.num_features(float_columns)))
-      input_features = features_lib.transform(features, columns, boundaries)
+      serialized, input_features = _restored_model(features, columns,
+                                                   scope)
       logits = inference.predict(serialized, input_features,
                                  logits_dimension)
       return head.create_estimator_spec(features=features, mode=mode,
