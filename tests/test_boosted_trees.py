@@ -26,6 +26,7 @@ from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import features as features_lib
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import heads
+from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.canned.boosted_trees import model
 from estimator_compat.canned.boosted_trees import tree_proto
 from tests.golden_programs import _boosted_trees_data as data
@@ -273,3 +274,40 @@ def test_example_path_counts_a_bias_only_first_tree():
   assert [ids for ids, _ in paths] == [[0], [0]]
   np.testing.assert_allclose([path for _, path in paths],
                              [[0.5, 0.7], [0.5, 0.1]], rtol=1e-6)
+
+
+KERNELS = os.path.join(GOLDENS, "kernels")
+GROW_CASES = ("grow_plain", "grow_regularized", "grow_pre_pruned",
+              "grow_post_pruned")
+
+
+def _kernel_case(name):
+  return dict(np.load(os.path.join(KERNELS, f"{name}.npz")))
+
+
+def test_bucketize_matches_the_kernel():
+  case = _kernel_case("bucketize")
+  values, boundaries = case["in/values"], case["in/boundaries"]
+  with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+    ours = session.run(features_lib.bucketize(
+        [tf.constant(values)] * 2,
+        [tf.constant(boundaries), tf.constant(boundaries[:1])]))
+  np.testing.assert_array_equal(ours[0], case["out/buckets_0"])
+  np.testing.assert_array_equal(ours[1], case["out/buckets_1"])
+
+
+@pytest.mark.parametrize("name", GROW_CASES)
+def test_ensemble_logits_match_the_predict_kernel(name):
+  """Every ensemble TF 2.8's kernels grew (bias, layers, pruning) predicts
+  here what BoostedTreesPredict gave."""
+  case = _kernel_case(name)
+  features = list(case["in/features"])
+  step = 1
+  while f"out/step_{step}/predict" in case:
+    serialized = case[f"out/step_{step - 1}/ensemble"].tobytes()
+    np.testing.assert_allclose(
+        inference.ensemble_logits(serialized, features, 1),
+        case[f"out/step_{step}/predict"], rtol=1e-6, atol=1e-7,
+        err_msg=f"{name} step {step}")
+    step += 1
+  assert step > 5
