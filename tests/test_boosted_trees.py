@@ -348,3 +348,41 @@ def test_stats_and_best_splits_match_the_kernels(name):
                                       expected, err_msg=f"{step} {key}")
       checked += 1
   assert checked >= 12
+
+
+@pytest.mark.parametrize("name", ("grow_plain", "grow_regularized",
+                                  "grow_pre_pruned"))
+def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
+  """training_predict, the ensemble states, center_bias and
+  update_ensemble_v2 replay the recorded growth: the same logits, node
+  ids, states and centering flags, and after every step the same
+  serialized ensemble, byte for byte."""
+  case = _kernel_case(name)
+  features = list(case["in/features"])
+  pruning = {b"none": kernels.NO_PRUNING, b"pre": kernels.PRE_PRUNING}[
+      case["in/pruning_mode"].astype(np.bytes_).item()]
+  ensemble, step = kernels.Ensemble(), 0
+  while f"out/step_{step}/logits" in case:
+    prefix = f"out/step_{step}/"
+    logits, tree_ids, node_ids = kernels.training_predict(ensemble, features)
+    np.testing.assert_array_equal(logits, case[prefix + "logits"])
+    np.testing.assert_array_equal(tree_ids, case[prefix + "tree_ids"])
+    np.testing.assert_array_equal(node_ids, case[prefix + "node_ids"])
+    states = ensemble.states()
+    assert list(states[:4]) == case[prefix + "states"].tolist(), step
+    assert states[4] == case[prefix + "node_range"].tolist(), step
+    gradients = case[prefix + "gradients"]
+    if prefix + "centering" in case:
+      assert kernels.center_bias(
+          ensemble, gradients.mean(0)[0], 1.0, float(case["in/l1"]),
+          float(case["in/l2"])) == bool(case[prefix + "centering"])
+    else:
+      kernels.update_ensemble_v2(
+          ensemble, learning_rate=float(case["in/learning_rate"]),
+          max_depth=int(case["in/max_depth"]), pruning_mode=pruning,
+          **{key: [case[prefix + f"split_{i}_{key}"]
+                   for i in range(len(features))] for key in _SPLIT_KEYS})
+    assert (ensemble.message.SerializeToString()
+            == case[prefix + "ensemble"].tobytes()), step
+    step += 1
+  assert step >= 7

@@ -1,15 +1,19 @@
 """NumPy versions of the BoostedTrees training kernels TF 2.21 lacks.
 
 Each function computes what the TF kernel of the same name computed (for
-one-dimensional logits and dense features), in float32 and in the kernel's
-order of summation, so results match to the last bits where the kernel's
-did; tests compare them with TF 2.8.4's kernels on recorded inputs
-(tests/boosted_trees_goldens/kernels).
+one-dimensional logits and dense features) in float32, so results match
+TF 2.8.4's kernels bit for bit on the recorded inputs
+(tests/boosted_trees_goldens/kernels): stats aggregation, best split
+search, bias centering, prediction during training, the ensemble states and
+the layer-by-layer update (no pruning or pre-pruning; post-pruning is not
+ported yet). The ensemble is a TreeEnsemble message plus its stamp token.
 """
 
 from typing import List, Sequence, Tuple
 
 import numpy as np
+
+from estimator_compat.canned.boosted_trees import tree_proto
 
 _F32 = np.float32
 _TOLERANCE = _F32(1e-15)
@@ -155,3 +159,209 @@ def calculate_best_feature_split_v2(
 
 def _as_bytes(value) -> bytes:
   return value if isinstance(value, bytes) else str(value).encode()
+
+
+# The ensemble kernels work on a TreeEnsemble message and its stamp token.
+_TREE_WEIGHT = _F32(1.0)
+_MIN_DELTA_FOR_CENTER_BIAS = _F32(0.01)
+NO_PRUNING, PRE_PRUNING, POST_PRUNING = 0, 1, 2
+_DEFAULT_LEFT, _DEFAULT_RIGHT = 0, 1
+
+
+class Ensemble:
+  """The state of a BoostedTrees ensemble resource."""
+
+  def __init__(self, message=None, stamp: int = 0):
+    self.message = message if message is not None else (
+        tree_proto.TreeEnsemble())
+    self.stamp = stamp
+
+  def add_tree(self, logit) -> int:
+    tree_id = len(self.message.trees)
+    node = self.message.trees.add().nodes.add()
+    node.leaf.SetInParent()
+    node.leaf.scalar = _F32(logit)
+    self.message.tree_weights.append(_TREE_WEIGHT)
+    self.message.tree_metadata.add()
+    return tree_id
+
+  def states(self) -> Tuple[int, int, int, int, List[int]]:
+    """BoostedTreesGetEnsembleStates: stamp, trees, finalized trees,
+    attempted layers and the last layer's node range."""
+    growing = self.message.growing_metadata
+    finalized = sum(1 for m in self.message.tree_metadata if m.is_finalized)
+    # Before the first layer the range is the root: [0, 1).
+    return (self.stamp, len(self.message.trees), finalized,
+            int(growing.num_layers_attempted),
+            [growing.last_layer_node_start,
+             growing.last_layer_node_end or 1])
+
+
+def _node_value(node):
+  if node.WhichOneof("node") == "leaf":
+    return node.leaf.scalar
+  return node.metadata.original_leaf.scalar
+
+
+def _next_node(node, features, example):
+  kind = node.WhichOneof("node")
+  split = getattr(node, kind)
+  bucket = features[split.feature_id][example, split.dimension_id]
+  if kind == "bucketized_split":
+    goes_left = bucket <= split.threshold
+  else:
+    goes_left = bucket == split.value
+  return split.left_id if goes_left else split.right_id
+
+
+def training_predict(ensemble: Ensemble, features: Sequence[np.ndarray]
+                     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+  """BoostedTreesTrainingPredict without a cache: every example's logit
+  over all trees, the latest tree's id and the node it reaches there."""
+  batch = features[0].shape[0]
+  trees = ensemble.message.trees
+  logits = np.zeros([batch, 1], _F32)
+  if not trees:
+    return logits, np.zeros([batch], np.int32), np.zeros([batch], np.int32)
+  node_ids = np.zeros([batch], np.int32)
+  for example in range(batch):
+    total = _F32(0)
+    for tree_id, tree in enumerate(trees):
+      node_id = 0
+      while tree.nodes[node_id].WhichOneof("node") != "leaf":
+        node_id = _next_node(tree.nodes[node_id], features, example)
+      weight = _F32(ensemble.message.tree_weights[tree_id])
+      total = _F32(total + _F32(weight * _F32(
+          tree.nodes[node_id].leaf.scalar)))
+    logits[example, 0] = total
+    node_ids[example] = node_id
+  return logits, np.full([batch], len(trees) - 1, np.int32), node_ids
+
+
+def center_bias(ensemble: Ensemble, mean_gradient, mean_hessian, l1,
+                l2) -> bool:
+  """BoostedTreesCenterBias: moves the bias (tree 0's root) by a Newton
+  step; False once the step is under 1% of the bias."""
+  ensemble.stamp += 1
+  logit, _ = weight_and_gain(mean_gradient, mean_hessian, l1, l2)
+  if not ensemble.message.trees:
+    ensemble.add_tree(logit)
+    return True
+  root = ensemble.message.trees[0].nodes[0]
+  current = _F32(_node_value(root))
+  keep_centering = bool(abs(_F32(logit / current))
+                        > _MIN_DELTA_FOR_CENTER_BIAS)
+  root.leaf.scalar = _F32(current + logit)
+  return keep_centering
+
+
+def _best_splits_per_node(learning_rate, feature_ids, node_ids, gains,
+                          thresholds, dimension_ids, left_contribs,
+                          right_contribs, split_types):
+  """The best candidate of each node over the features (ties: the lower
+  feature id), contributions scaled by the learning rate."""
+  best = {}
+  for group in range(len(node_ids)):
+    for index, node in enumerate(np.asarray(node_ids[group])):
+      gain = _F32(gains[group][index])
+      candidate = {
+          "feature_id": int(np.ravel(feature_ids[group])[index]),
+          "gain": gain, "threshold": int(thresholds[group][index]),
+          "dimension_id": int(dimension_ids[group][index]),
+          "left": _F32(_F32(learning_rate)
+                       * _F32(np.ravel(left_contribs[group][index])[0])),
+          "right": _F32(_F32(learning_rate)
+                        * _F32(np.ravel(right_contribs[group][index])[0])),
+          "split_type": _as_bytes(split_types[group][index])}
+      current = best.get(int(node))
+      if current is not None and abs(_F32(gain - current["gain"])) < (
+          _TOLERANCE):
+        if candidate["feature_id"] < current["feature_id"]:
+          best[int(node)] = candidate
+      elif current is None or _F32(gain - current["gain"]) >= _TOLERANCE:
+        best[int(node)] = candidate
+  return dict(sorted(best.items()))
+
+
+def _grow_attempt(ensemble: Ensemble) -> int:
+  """Counts an attempted layer (and tree); the tree to grow."""
+  message = ensemble.message
+  growing = message.growing_metadata
+  growing.num_layers_attempted += 1
+  trees = message.trees
+  if not trees or ((len(trees) == 1 or message.tree_metadata[-2].is_finalized)
+                   and len(trees[-1].nodes) == 1):
+    growing.num_trees_attempted += 1
+  if not trees:
+    return ensemble.add_tree(0.0)
+  return len(trees) - 1
+
+
+def _add_split(tree, node_id, candidate):
+  """Turns leaf `node_id` into the candidate's split with two new leaves
+  (its value plus each side's contribution)."""
+  left_id, right_id = len(tree.nodes), len(tree.nodes) + 1
+  left, right = tree.nodes.add(), tree.nodes.add()
+  node = tree.nodes[node_id]
+  has_leaf_value = node.WhichOneof("node") == "leaf" and node.leaf.scalar != 0
+  if node_id != 0 or has_leaf_value:
+    node.metadata.original_leaf.CopyFrom(node.leaf)
+  node.metadata.gain = candidate["gain"]
+  previous = _F32(node.metadata.original_leaf.scalar)
+  left.leaf.scalar = _F32(previous + candidate["left"])
+  right.leaf.scalar = _F32(previous + candidate["right"])
+  if candidate["split_type"] == EQUALITY_DEFAULT_RIGHT:
+    split = node.categorical_split
+    split.value = candidate["threshold"]
+  else:
+    split = node.bucketized_split
+    split.threshold = candidate["threshold"]
+    split.default_direction = (
+        _DEFAULT_RIGHT if candidate["split_type"] == INEQUALITY_DEFAULT_RIGHT
+        else _DEFAULT_LEFT)
+  split.feature_id = candidate["feature_id"]
+  split.dimension_id = candidate["dimension_id"]
+  split.left_id, split.right_id = left_id, right_id
+
+
+def update_ensemble_v2(ensemble: Ensemble, feature_ids, node_ids, gains,
+                       thresholds, dimension_ids, left_node_contribs,
+                       right_node_contribs, split_types, learning_rate,
+                       max_depth: int, pruning_mode: int) -> None:
+  """BoostedTreesUpdateEnsembleV2 (one-dimensional logits): adds each
+  node's best split as a layer of the growing tree; a tree of `max_depth`
+  layers is finalized and a new one started.
+
+  Raises:
+    ValueError: post-pruning (not ported yet).
+  """
+  if pruning_mode == POST_PRUNING:
+    raise ValueError("pruning_mode='post' is not ported yet. Fix: use "
+                     "pruning_mode='pre' or 'none'.")
+  ensemble.stamp += 1
+  best = _best_splits_per_node(learning_rate, feature_ids, node_ids, gains,
+                               thresholds, dimension_ids, left_node_contribs,
+                               right_node_contribs, split_types)
+  tree_id = _grow_attempt(ensemble)
+  if not best:
+    return
+  message = ensemble.message
+  tree = message.trees[tree_id]
+  metadata = message.tree_metadata[tree_id]
+  start = len(tree.nodes)
+  split_happened = False
+  for node_id, candidate in best.items():
+    if pruning_mode == PRE_PRUNING and candidate["gain"] < 0:
+      continue
+    _add_split(tree, node_id, candidate)
+    split_happened = True
+  end = len(tree.nodes)
+  if not split_happened:
+    return
+  metadata.num_layers_grown += 1
+  if metadata.num_layers_grown >= max_depth:
+    start, end = 0, 1
+    metadata.is_finalized = True
+    ensemble.add_tree(0.0)
+  message.growing_metadata.last_layer_node_start = start
+  message.growing_metadata.last_layer_node_end = end
