@@ -20,6 +20,7 @@ from google.protobuf import json_format
 from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import mode_keys
+from estimator_compat.engines.function.session import NeedsGraphEngine
 from estimator_compat import run_config as run_config_lib
 from estimator_compat.canned.boosted_trees import estimators
 from estimator_compat.canned.boosted_trees import explanations
@@ -30,6 +31,8 @@ from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.canned.boosted_trees import kernels
 from estimator_compat.canned.boosted_trees import model
 from estimator_compat.canned.boosted_trees import tree_proto
+from migration import golden_recorder
+from migration import program as program_lib
 from tests.golden_programs import _boosted_trees_data as data
 
 GOLDENS = os.path.join(os.path.dirname(__file__), "boosted_trees_goldens")
@@ -94,12 +97,11 @@ def test_feature_ids_and_bucket_groups():
       [7], [(0,)], [("equality",)])
 
 
-def _checkpoint_keys(hparams, head):
+def _checkpoint_keys(mode, columns, hparams, head):
   with tf.Graph().as_default():
     features = {k: tf.constant(v[:10]) for k, v in data.FEATURES.items()}
     labels = tf.constant(data.BINARY[:10])
-    model.bt_model_fn(features, labels, mode_keys.ModeKeys.TRAIN, head,
-                      data.columns(tf.feature_column), hparams, 2,
+    model.bt_model_fn(features, labels, mode, head, columns, hparams, 2,
                       run_config_lib.RunConfig())
     saveables = saveable_object_util.validate_and_slice_inputs(
         saveable_object_util.op_list_to_dict(
@@ -109,14 +111,29 @@ def _checkpoint_keys(hparams, head):
                   for spec in saveable.specs)
 
 
+def test_training_graph_saves_the_recorded_checkpoint_keys():
+  results, _ = _golden("boosted_trees_bucketized")
+  hparams = growers.TreeHParams(3, 2, 0.3, 0., 0.01, 0., 0., True, "none",
+                                0.01)
+  keys = _checkpoint_keys(mode_keys.ModeKeys.TRAIN,
+                          data.bucketized_columns(tf.feature_column),
+                          hparams, heads.classification_head(2)[0])
+  assert keys == sorted(results["variables"])
+
+
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_training_graph_saves_the_recorded_checkpoint_keys(name):
+def test_evaluation_graph_restores_the_recorded_checkpoint_keys(name):
+  """With a raw numeric column: the ensemble, the quantile boundaries and
+  the global step (2.8's training flags are not read back)."""
   results, _ = _golden(name)
-  hparams = growers.TreeHParams(3, 2, 0.3, 0., 0.01, 0., 0.,
-                                name.endswith("classifier"), "none", 0.1)
+  hparams = growers.TreeHParams(3, 2, 0.3, 0., 0.01, 0., 0., False, "none",
+                                0.1)
   head = (heads.classification_head(2)[0] if name.endswith("classifier")
           else heads.regression_head(1))
-  assert _checkpoint_keys(hparams, head) == sorted(results["variables"])
+  keys = _checkpoint_keys(mode_keys.ModeKeys.EVAL,
+                          data.columns(tf.feature_column), hparams, head)
+  assert keys == sorted(k for k in results["variables"]
+                        if not k.endswith(("_ready", "_needed")))
 
 
 def test_closed_form_logistic_gradients_match_autodiff():
@@ -386,3 +403,127 @@ def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
             == case[prefix + "ensemble"].tobytes()), step
     step += 1
   assert step >= 7
+
+
+_NOISE_GAIN = 1e-6
+
+
+def _is_noise_split(node) -> bool:
+  """A split whose gain is float noise: every example of the node had the
+  same gradient, so any split gains ~0 and which one wins is decided by
+  the last bits of the gradients (TF 2.21's exp is not TF 2.8's)."""
+  return ("bucketized_split" in node
+          and abs(node.get("metadata", {}).get("gain", 0.0)) < _NOISE_GAIN)
+
+
+def _assert_tree_close(actual, expected, where):
+  """A tree: a noise split need only be one, and its two leaves (an empty
+  side and the node's examples, in either order) hold the same values."""
+  assert len(actual["nodes"]) == len(expected["nodes"]), where
+  skip = set()
+  for index, (ours, theirs) in enumerate(zip(actual["nodes"],
+                                             expected["nodes"])):
+    if index in skip:
+      continue
+    if _is_noise_split(theirs):
+      assert _is_noise_split(ours), f"{where}.nodes[{index}]"
+      ids = [theirs["bucketized_split"].get(k, 0)
+             for k in ("left_id", "right_id")]
+      assert [ours["bucketized_split"].get(k, 0)
+              for k in ("left_id", "right_id")] == ids
+      values = [sorted(tree["nodes"][i]["leaf"].get("scalar", 0.0)
+                       for i in ids) for tree in (actual, expected)]
+      np.testing.assert_allclose(values[0], values[1], rtol=1e-5,
+                                 atol=1e-6, err_msg=f"{where}[{index}]")
+      skip.update(ids)
+      continue
+    _assert_nested_close(ours, theirs, f"{where}.nodes[{index}]")
+
+
+def _assert_nested_close(actual, expected, where="trees"):
+  """Equal structure; floats to rtol 1e-5 (TF 2.21's logistic and
+  accumulator means differ from TF 2.8's in the last bits), and for a
+  noise split (`_is_noise_split`) only that it is one."""
+  if isinstance(expected, dict) and "nodes" in expected:
+    _assert_tree_close(actual, expected, where)
+    return
+  if isinstance(expected, dict):
+    assert sorted(actual) == sorted(expected), where
+    for key in expected:
+      _assert_nested_close(actual[key], expected[key], f"{where}.{key}")
+  elif isinstance(expected, list):
+    assert len(actual) == len(expected), where
+    for index, (a, e) in enumerate(zip(actual, expected)):
+      _assert_nested_close(a, e, f"{where}[{index}]")
+  elif isinstance(expected, float):
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-6,
+                               err_msg=where)
+  else:
+    assert actual == expected, where
+
+
+def test_training_replays_the_2_8_run(engine_name, tmp_path):
+  """BoostedTreesClassifier on bucketized and indicator columns, trained
+  here from the 2.8 run's model.ckpt-0 on TF 2.21: the same steps, model_dir,
+  checkpoint keys, trees, metrics, predictions, importances and
+  explanations as tensorflow-estimator 2.8 on TF 2.8.4."""
+  name = "boosted_trees_bucketized"
+  program_lib.tensorflow_with_estimator()
+  folder = os.path.join(GOLDENS, name)
+  results, variables = _golden(name)
+  if engine_name == "function":
+    with pytest.raises(NeedsGraphEngine, match="graph engine"):
+      golden_recorder.run_program(name, str(tmp_path / "model"),
+                                  start_checkpoint_dir=os.path.join(
+                                      folder, "ckpt0"))
+    return
+  run = golden_recorder.run_program(
+      name, str(tmp_path / "model"),
+      start_checkpoint_dir=os.path.join(folder, "ckpt0"))
+  ours = run["results"]
+  for key in ("model_dir_layout", "latest_checkpoint", "variables"):
+    assert ours[key] == results[key], key
+  for key, expected in variables.items():
+    if key == "boosted_trees:0_serialized":
+      continue
+    np.testing.assert_array_equal(run["variables"][key], expected, key)
+  _assert_nested_close(
+      data.decoded_trees(run["variables"]["boosted_trees:0_serialized"]),
+      data.decoded_trees(variables["boosted_trees:0_serialized"].item()))
+  _assert_nested_close(ours["eval_metrics"], results["eval_metrics"],
+                       "metrics")
+  observed = dict(ours["observations"])
+  expected_observations = dict(results["observations"])
+  # A noise split credits its (equal) change to whichever feature won it:
+  # per example the bias, the probability and the sum of the contributions
+  # are compared (test_explanations_match_the_recorded_ones checks the
+  # contributions themselves on 2.8's own trees).
+  for (bias, contributions, probability), (e_bias, e_contributions,
+                                           e_probability) in zip(
+      observed.pop("explanations"),
+      expected_observations.pop("explanations")):
+    np.testing.assert_allclose([bias, probability], [e_bias, e_probability],
+                               rtol=1e-5)
+    np.testing.assert_allclose(sum(v for _, v in contributions),
+                               sum(v for _, v in e_contributions),
+                               rtol=1e-4, atol=1e-6)
+  _assert_nested_close(observed, expected_observations, "observations")
+  predictions = dict(np.load(os.path.join(folder, "predictions.npz")))
+  assert sorted(run["predictions"]) == sorted(predictions)
+  for key, expected in predictions.items():
+    if expected.dtype.kind == "S":
+      np.testing.assert_array_equal(
+          np.asarray(run["predictions"][key]).astype(np.bytes_), expected)
+    else:
+      np.testing.assert_allclose(run["predictions"][key], expected,
+                                 rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+def test_training_refuses_raw_numeric_columns(tmp_path):
+  _, estimator = _golden_estimator("boosted_trees_regressor",
+                                   str(tmp_path / "model"))
+  train_input_fn = data.input_fns(data.TARGET)[0]
+  with pytest.raises(ValueError, match="bucketized_column"):
+    estimator.train(train_input_fn, max_steps=5)
+  assert not os.path.exists(os.path.join(str(tmp_path / "model"),
+                                         "checkpoint"))

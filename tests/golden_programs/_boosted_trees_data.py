@@ -35,6 +35,17 @@ def columns(fc):
   ]
 
 
+def bucketized_columns(fc):
+  """The columns without a raw numeric one (no quantile sketch)."""
+  return [
+      fc.bucketized_column(fc.numeric_column("age"), [2.0, 4.0, 6.0, 8.0]),
+      fc.bucketized_column(fc.numeric_column("fare"),
+                           [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0]),
+      fc.indicator_column(fc.categorical_column_with_vocabulary_list(
+          "cls", ["first", "second", "third"])),
+  ]
+
+
 def input_fns(labels):
   """train (repeated, in order), eval and predict input_fns."""
 

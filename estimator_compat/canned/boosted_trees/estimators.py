@@ -2,11 +2,12 @@
 
 TensorFlow Estimator 2.8's gradient boosted trees (removed in 2.9) on the
 graph engine: the same constructor arguments, checkpoint
-(`boosted_trees:0_serialized` and friends), heads and
-`experimental_feature_importances`. Training needs kernels for the
-BoostedTrees ops, which TensorFlow's wheels stopped registering (2.12 to
-2.21 have the op definitions only), so these classes are not yet exposed
-under `tf.estimator` (docs/boosted-trees.md).
+(`boosted_trees:0_serialized` and friends), heads,
+`experimental_feature_importances` and
+`experimental_predict_with_explanations`, under `tf.estimator` and
+`tf.compat.v1.estimator` alike. TF 2.21 has no BoostedTrees kernels: the
+NumPy ones of kernels.py run instead; what they do not cover yet raises a
+ValueError naming it (docs/boosted-trees.md).
 """
 
 import collections
@@ -172,6 +173,10 @@ def _hparams(n_trees, max_depth, learning_rate, l1_regularization,
       pruning_mode, quantile_sketch_epsilon)
   growers.validate(hparams)
   growers.parse_pruning_mode(hparams)
+  if pruning_mode == "post":
+    raise ValueError("pruning_mode='post' is not ported yet. Fix: use "
+                     "pruning_mode='pre' (with tree_complexity > 0) or "
+                     "'none'.")
   return hparams
 
 

@@ -4,11 +4,11 @@ Each training batch adds its per-node, per-bucket gradient and hessian sums
 (stats summaries) to a conditional accumulator stamped with the ensemble's
 stamp token; once every accumulator holds `n_batches_per_layer` batches, the
 chief takes their means, picks each node's best split
-(BoostedTreesCalculateBestFeatureSplitV2 per bucket group) and grows the
-ensemble by a layer (BoostedTreesUpdateEnsembleV2), which bumps the stamp so
-that stale summaries are dropped. Bias centering (BoostedTreesCenterBias)
-and quantile accumulation (BoostedTreesQuantileStream*) wait for their
-batches the same way. Everything runs in a TF1 graph.
+(CalculateBestFeatureSplitV2 per bucket group) and grows the ensemble by a
+layer (UpdateEnsembleV2), which bumps the stamp so that stale summaries are
+dropped. Bias centering waits for its batches the same way. The ensemble
+kernels are kernels.py's, run by graph_kernels.py; everything runs in a TF1
+graph.
 """
 
 import collections
@@ -17,6 +17,8 @@ from typing import List
 import tensorflow as tf
 from tensorflow.python.ops import boosted_trees_ops
 from tensorflow.python.ops import cond_v2
+
+from estimator_compat.canned.boosted_trees import graph_kernels
 
 TreeHParams = collections.namedtuple("TreeHParams", [
     "n_trees", "max_depth", "learning_rate", "l1", "l2", "tree_complexity",
@@ -77,12 +79,11 @@ def parse_pruning_mode(hparams: TreeHParams):
 class AccumulatorGrower:
   """Grows `tree_ensemble` from batches accumulated across steps."""
 
-  def __init__(self, tree_ensemble, quantile_accumulator,
-               hparams: TreeHParams, stamp_token, n_batches_per_layer,
+  def __init__(self, tree_ensemble, hparams: TreeHParams, stamp_token,
+               n_batches_per_layer,
                bucket_sizes: List[int], feature_ids: List, is_chief: bool,
                logits_dimension: int):
     self._ensemble = tree_ensemble
-    self._quantiles = quantile_accumulator
     self._hparams = hparams
     self._pruning_mode = parse_pruning_mode(hparams)
     self._stamp = stamp_token
@@ -109,32 +110,11 @@ class AccumulatorGrower:
     """Stamps the accumulators once the chief's session starts."""
     return tf.group(self._init_ops)
 
-  def accumulate_quantiles(self, float_features, weights,
-                           are_boundaries_ready):
-    """Adds a batch to the quantile sketch; after `n_batches_per_layer`
-    batches the chief finalizes the boundaries."""
-    add = self._quantiles.add_summaries(float_features, weights)
-    counter = _accumulator((), "quantile_summary_accum")
-    update = tf.group(add, counter.set_global_step(self._stamp),
-                      counter.apply_grad(tf.constant(0.), self._stamp))
-    if not self._is_chief:
-      return update
-    with tf.control_dependencies([update]):
-
-      def finalize():
-        return tf.group(self._quantiles.flush(), counter.take_grad(1),
-                        are_boundaries_ready.assign(True).op)
-
-      return cond(
-          tf.math.greater_equal(counter.num_accumulated(), self._n_batches),
-          finalize, tf.no_op, name="wait_until_quaniles_accumulated")
-
   def _center(self, center_bias_var, mean_gradients, mean_hessians):
-    still_centering = boosted_trees_ops.center_bias(
-        self._ensemble.resource_handle, mean_gradients=mean_gradients,
-        mean_hessians=mean_hessians, l1=self._hparams.l1,
-        l2=self._hparams.l2)
-    return center_bias_var.assign(still_centering)
+    update, still_centering = self._ensemble.center_bias(
+        mean_gradients, mean_hessians, self._hparams.l1, self._hparams.l2)
+    with tf.control_dependencies([update]):
+      return center_bias_var.assign(still_centering)
 
   def center_bias(self, center_bias_var, gradients, hessians):
     """Adds the batch's mean gradient and hessian; after enough batches the
@@ -189,24 +169,15 @@ class AccumulatorGrower:
                   split_types):
     columns = collections.defaultdict(list)
     for group, ids in enumerate(self._feature_ids):
-      (node_ids, gains, best_ids, best_dimensions, thresholds, left, right,
-       best_split_types) = boosted_trees_ops.calculate_best_feature_split_v2(
-           last_layer_nodes_range, stats_summaries[group],
-           candidate_feature_ids=ids, split_types=split_types[group],
-           l1=self._hparams.l1, l2=self._hparams.l2,
-           tree_complexity=self._hparams.tree_complexity,
-           min_node_weight=self._hparams.min_node_weight,
-           logits_dimension=self._logits_dimension)
-      for key, value in (("node_ids", node_ids), ("gains", gains),
-                         ("feature_ids", best_ids),
-                         ("dimension_ids", best_dimensions),
-                         ("thresholds", thresholds),
-                         ("left_node_contribs", left),
-                         ("right_node_contribs", right),
-                         ("split_types", best_split_types)):
+      outputs = graph_kernels.calculate_best_feature_split_v2(
+          last_layer_nodes_range, stats_summaries[group], split_types[group],
+          ids, self._hparams.l1, self._hparams.l2,
+          self._hparams.tree_complexity, self._hparams.min_node_weight)
+      for key, value in zip(("node_ids", "gains", "feature_ids",
+                             "dimension_ids", "thresholds",
+                             "left_node_contribs", "right_node_contribs",
+                             "split_types"), outputs):
         columns[key].append(value)
-    return boosted_trees_ops.update_ensemble_v2(
-        self._ensemble.resource_handle,
-        learning_rate=self._hparams.learning_rate,
-        max_depth=self._hparams.max_depth, pruning_mode=self._pruning_mode,
-        logits_dimension=self._logits_dimension, **columns)
+    return self._ensemble.update(
+        dict(columns), learning_rate=self._hparams.learning_rate,
+        max_depth=self._hparams.max_depth, pruning_mode=self._pruning_mode)

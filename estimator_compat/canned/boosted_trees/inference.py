@@ -45,9 +45,9 @@ class _TensorsSaveable(saveable_object.SaveableObject):
                                                  restored_tensors)])
 
 
-def restored_ensemble(scope: str) -> tf.Variable:
-  """The serialized ensemble, restored from `<scope>:0_serialized` (and its
-  stamp from `<scope>:0_stamp`)."""
+def ensemble_variables(scope: str):
+  """The serialized ensemble and its stamp, saved and restored as
+  `<scope>:0_serialized` and `<scope>:0_stamp`."""
   name = scope.rstrip("/")
   serialized = _restorable_variable("", tf.string, "serialized_ensemble")
   stamp = _restorable_variable(np.int64(0), tf.int64, "ensemble_stamp")
@@ -55,7 +55,12 @@ def restored_ensemble(scope: str) -> tf.Variable:
       tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
       _TensorsSaveable([stamp, serialized],
                        [f"{name}:0_stamp", f"{name}:0_serialized"], name))
-  return serialized
+  return serialized, stamp
+
+
+def restored_ensemble(scope: str) -> tf.Variable:
+  """The serialized ensemble, restored from `<scope>:0_serialized`."""
+  return ensemble_variables(scope)[0]
 
 
 def restored_boundaries(scope: str, accumulator_name: str,

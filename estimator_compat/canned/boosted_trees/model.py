@@ -1,30 +1,27 @@
-"""The BoostedTrees model_fn: the ensemble resource, its quantiles, and the
-per-step training graph (TF 2.8's canned BoostedTrees estimators).
+"""The BoostedTrees model_fn: the ensemble, and the per-step training graph
+(TF 2.8's canned BoostedTrees estimators).
 
-Training runs in three phases, each step one batch: quantile boundaries for
-float columns (global_step does not move), then (`center_bias`) the bias of
+Training runs in phases, each step one batch: (`center_bias`) the bias of
 the first tree, then one layer per `n_batches_per_layer` batches until
 `n_trees` trees of `max_depth` layers are finalized, when a hook stops
-training. The ensemble lives in a BoostedTrees resource saved as
-`boosted_trees:0_stamp` / `boosted_trees:0_serialized`, the quantile sketch in
-`boosted_trees/QuantileAccumulator`, so model_dirs of TF 2.8's estimators
-load here. Evaluation and prediction read the ensemble without kernels
-(inference.py); the training graph is built from
-`tensorflow.python.ops.boosted_trees_ops`, whose ops TF 2.21 defines but has
-no kernels for: it builds, it does not run (docs/boosted-trees.md). It is
-a TF1 Session program (a hook stamps accumulators in the session it is
-given; accumulators and resources live in the session; prediction runs a
-`py_func`), so every mode runs on the graph engine.
+training. The ensemble is saved as `boosted_trees:0_stamp` /
+`boosted_trees:0_serialized` (and 2.8's quantile boundaries are read from
+`boosted_trees/QuantileAccumulator`), so model_dirs of TF 2.8's estimators
+load here. TF 2.21 has no BoostedTrees kernels: graph_kernels runs
+kernels.py's instead, and training with a raw numeric column (the quantile
+sketch) is refused. It is a TF1 Session program (a hook stamps
+accumulators in the session it is given; the kernels are `py_func`s), so
+every mode runs on the graph engine.
 """
 
 import functools
 
 import tensorflow as tf
-from tensorflow.python.ops import boosted_trees_ops
 
 from estimator_compat import mode_keys
 from estimator_compat.canned.boosted_trees import features as features_lib
 from estimator_compat.canned.boosted_trees import explanations
+from estimator_compat.canned.boosted_trees import graph_kernels
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
@@ -75,16 +72,6 @@ def _local_variable(initial_value, name: str):
   return tf.compat.v1.Variable(initial_value=initial_value, trainable=False,
                                validate_shape=False, name=name,
                                use_resource=True)
-
-
-def _weights(features, weight_column):
-  if weight_column is None:
-    return tf.constant(1., shape=[1])
-  if isinstance(weight_column, str):
-    weight_column = tf.feature_column.numeric_column(key=weight_column,
-                                                     shape=(1,))
-  return tf.squeeze(features_lib.transform(features, [weight_column])[0],
-                    axis=1)
 
 
 def _gradients_and_hessians(loss, logits, labels, logits_dimension,
@@ -170,38 +157,25 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
       return head.create_estimator_spec(features=features, mode=mode,
                                         labels=labels, train_op_fn=tf.no_op,
                                         logits=logits)
-    ensemble = boosted_trees_ops.TreeEnsemble(name=scope)
-    boundaries, quantiles = {}, None
     if float_columns:
-      quantiles = boosted_trees_ops.QuantileAccumulator(
-          epsilon=hparams.quantile_sketch_epsilon,
-          num_streams=features_lib.num_features(float_columns),
-          num_quantiles=num_quantiles, name=_QUANTILE_ACCUMULATOR_NAME)
-      boundaries = features_lib.float_boundaries(
-          float_columns, quantiles.get_bucket_boundaries())
-    input_features = features_lib.transform(features, columns, boundaries)
-    are_boundaries_ready = _local_variable(not float_columns,
-                                           "are_boundaries_ready")
+      raise ValueError(
+          "Training with numeric (float) columns "
+          f"{[c.name for c in float_columns]} needs the quantile sketch of "
+          "TF's BoostedTrees kernels, which is not ported yet. Fix: wrap "
+          "them in tf.feature_column.bucketized_column with your own "
+          "boundaries.")
+    ensemble = graph_kernels.EnsembleState(scope)
+    input_features = features_lib.transform(features, columns)
+    # No float columns: the boundaries are ready from the start (2.8 saved
+    # the flag all the same).
+    _local_variable(True, "are_boundaries_ready")
     batch_size = tf.compat.v1.shape(labels)[0]
-    local_ensemble, reload = ensemble, tf.no_op()
-    if config.num_worker_replicas > 1:
-      # Each worker predicts with its own copy of the chief's ensemble.
-      with tf.compat.v1.device(tf.no_op().device):
-        local_ensemble = boosted_trees_ops.TreeEnsemble(
-            name=scope + "_local", is_local=True)
-      reload = local_ensemble.deserialize(*ensemble.serialize())
-    with tf.control_dependencies([reload]):
-      (stamp_token, num_trees, num_finalized_trees, num_attempted_layers,
-       last_layer_nodes_range) = local_ensemble.get_states()
-      logits, _, node_ids = boosted_trees_ops.training_predict(
-          tree_ensemble_handle=local_ensemble.resource_handle,
-          cached_tree_ids=tf.zeros([batch_size], dtype=tf.int32),
-          cached_node_ids=_NO_NODE * tf.ones([batch_size], dtype=tf.int32),
-          bucketized_features=input_features,
-          logits_dimension=logits_dimension)
+    (stamp_token, num_trees, num_finalized_trees, num_attempted_layers,
+     last_layer_nodes_range) = ensemble.get_states()
+    logits, node_ids = ensemble.training_predict(input_features)
     logits = tf.zeros([batch_size, logits_dimension]) + logits
     grower = growers.AccumulatorGrower(
-        ensemble, quantiles, hparams, stamp_token, n_batches_per_layer,
+        ensemble, hparams, stamp_token, n_batches_per_layer,
         bucket_sizes, feature_ids, config.is_chief, logits_dimension)
     tf.compat.v1.summary.scalar("ensemble/num_trees", num_trees)
     tf.compat.v1.summary.scalar("ensemble/num_finalized_trees",
@@ -210,28 +184,19 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
                                 num_attempted_layers)
     center_bias_var = _local_variable(hparams.center_bias,
                                       "center_bias_needed")
-    weights = _weights(features, weight_column)
+    del weight_column  # The quantile sketch is what weighs examples.
 
     def train_op_fn(loss):
-      """One training step: quantiles until ready, then bias, then layers."""
-
-      def update_quantiles():
-        with tf.compat.v1.name_scope("UpdateQuantile"):
-          raw = features_lib.transform(features, float_columns)
-          return grower.accumulate_quantiles(
-              [tf.squeeze(f, axis=1) for f in raw], weights,
-              are_boundaries_ready)
+      """One training step: bias centering first, then layers."""
 
       def grow():
         gradients, hessians = _gradients_and_hessians(
             loss, logits, labels, logits_dimension,
             closed_form_grad_and_hess_fn)
         summaries = [
-            [boosted_trees_ops.boosted_trees_aggregate_stats(
-                node_ids=node_ids, gradients=gradients, hessians=hessians,
-                feature=input_features[feature_id],
-                max_splits=growers.max_splits(hparams),
-                num_buckets=size) for feature_id in ids]
+            [graph_kernels.aggregate_stats(
+                node_ids, gradients, hessians, input_features[feature_id],
+                growers.max_splits(hparams), size) for feature_id in ids]
             for size, ids in zip(bucket_sizes, feature_ids)]
         grow_layer = functools.partial(grower.grow_tree, summaries,
                                        last_layer_nodes_range, split_types)
@@ -247,9 +212,7 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
           step = tf.compat.v1.assign_add(global_step, 1).op
         return tf.group([update, step], name="grow_op")
 
-      if not float_columns:
-        return grow()
-      return growers.cond(are_boundaries_ready, grow, update_quantiles)
+      return grow()
 
   spec = head.create_estimator_spec(features=features, mode=mode,
                                     labels=labels, train_op_fn=train_op_fn,
