@@ -160,6 +160,7 @@ def test_closed_form_logistic_gradients_match_autodiff():
     (dict(l2_regularization=-1.), "l2"),
     (dict(tree_complexity=0.1), "Tree complexity"),
     (dict(pruning_mode="post"), "tree_complexity must be positive"),
+    (dict(pruning_mode="pre"), "tree_complexity must be positive"),
 ])
 def test_classifier_refuses_bad_or_unported_options(kwargs, option):
   with pytest.raises(ValueError, match=option):
@@ -367,8 +368,7 @@ def test_stats_and_best_splits_match_the_kernels(name):
   assert checked >= 12
 
 
-@pytest.mark.parametrize("name", ("grow_plain", "grow_regularized",
-                                  "grow_pre_pruned"))
+@pytest.mark.parametrize("name", GROW_CASES)
 def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
   """training_predict, the ensemble states, center_bias and
   update_ensemble_v2 replay the recorded growth: the same logits, node
@@ -376,7 +376,8 @@ def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
   serialized ensemble, byte for byte."""
   case = _kernel_case(name)
   features = list(case["in/features"])
-  pruning = {b"none": kernels.NO_PRUNING, b"pre": kernels.PRE_PRUNING}[
+  pruning = {b"none": kernels.NO_PRUNING, b"pre": kernels.PRE_PRUNING,
+             b"post": kernels.POST_PRUNING}[
       case["in/pruning_mode"].astype(np.bytes_).item()]
   ensemble, step = kernels.Ensemble(), 0
   while f"out/step_{step}/logits" in case:

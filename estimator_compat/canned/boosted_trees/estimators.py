@@ -173,10 +173,6 @@ def _hparams(n_trees, max_depth, learning_rate, l1_regularization,
       pruning_mode, quantile_sketch_epsilon)
   growers.validate(hparams)
   growers.parse_pruning_mode(hparams)
-  if pruning_mode == "post":
-    raise ValueError("pruning_mode='post' is not ported yet. Fix: use "
-                     "pruning_mode='pre' (with tree_complexity > 0) or "
-                     "'none'.")
   return hparams
 
 

@@ -5,8 +5,7 @@ one-dimensional logits and dense features) in float32, so results match
 TF 2.8.4's kernels bit for bit on the recorded inputs
 (tests/boosted_trees_goldens/kernels): stats aggregation, best split
 search, bias centering, prediction during training, the ensemble states and
-the layer-by-layer update (no pruning or pre-pruning; post-pruning is not
-ported yet). The ensemble is a TreeEnsemble message plus its stamp token.
+the layer-by-layer update (no pruning, pre- and post-pruning). The ensemble is a TreeEnsemble message plus its stamp token.
 """
 
 from typing import List, Sequence, Tuple
@@ -324,20 +323,80 @@ def _add_split(tree, node_id, candidate):
   split.left_id, split.right_id = left_id, right_id
 
 
+def _split_of(node):
+  return getattr(node, node.WhichOneof("node"))
+
+
+def _post_prune(ensemble: Ensemble, tree_id: int) -> None:
+  """Collapses, bottom up, every split with negative gain whose children
+  are leaves back into its original leaf, renumbers the remaining nodes and
+  records for each old node id its new id and the change of its logit."""
+  tree = ensemble.message.trees[tree_id]
+  count = len(tree.nodes)
+  if not count:
+    return
+  parents = list(range(count))
+  changes = [_F32(0)] * count
+  deleted = []
+
+  def prune(node_id):
+    node = tree.nodes[node_id]
+    if node.WhichOneof("node") == "leaf":
+      return
+    split = _split_of(node)
+    left, right = split.left_id, split.right_id
+    prune(left)
+    prune(right)
+    if not (node.metadata.gain < 0
+            and tree.nodes[left].WhichOneof("node") == "leaf"
+            and tree.nodes[right].WhichOneof("node") == "leaf"):
+      return
+    deleted.extend([left, right])
+    had_value = node.metadata.HasField("original_leaf")
+    node.leaf.CopyFrom(node.metadata.original_leaf)
+    parent_value = _F32(node.leaf.scalar) if had_value else _F32(0)
+    for child in (left, right):
+      parents[child] = node_id
+      changes[child] = _F32(parent_value
+                            - _F32(tree.nodes[child].leaf.scalar))
+    node.ClearField("metadata")
+
+  prune(0)
+  if not deleted:
+    return
+  deleted = sorted(deleted)
+  old_to_new, meta = {}, ensemble.message.tree_metadata[tree_id]
+  for node_id in range(count):
+    update = meta.post_pruned_nodes_meta.add()
+    if node_id in deleted:
+      total, current = _F32(0), node_id
+      while parents[current] != current:
+        total = _F32(total + changes[current])
+        current = parents[current]
+      update.new_node_id = old_to_new[current]
+      update.logit_change.append(total)
+    else:
+      old_to_new[node_id] = len(old_to_new)
+      update.new_node_id = old_to_new[node_id]
+      update.logit_change.append(_F32(0))
+  kept = [tree.nodes[i] for i in range(count) if i not in deleted]
+  kept = [type(node).FromString(node.SerializeToString()) for node in kept]
+  for node in kept:
+    if node.WhichOneof("node") != "leaf":
+      split = _split_of(node)
+      split.left_id = old_to_new[split.left_id]
+      split.right_id = old_to_new[split.right_id]
+  del tree.nodes[:]
+  tree.nodes.extend(kept)
+
+
 def update_ensemble_v2(ensemble: Ensemble, feature_ids, node_ids, gains,
                        thresholds, dimension_ids, left_node_contribs,
                        right_node_contribs, split_types, learning_rate,
                        max_depth: int, pruning_mode: int) -> None:
   """BoostedTreesUpdateEnsembleV2 (one-dimensional logits): adds each
   node's best split as a layer of the growing tree; a tree of `max_depth`
-  layers is finalized and a new one started.
-
-  Raises:
-    ValueError: post-pruning (not ported yet).
-  """
-  if pruning_mode == POST_PRUNING:
-    raise ValueError("pruning_mode='post' is not ported yet. Fix: use "
-                     "pruning_mode='pre' or 'none'.")
+  layers is finalized (and post-pruned) and a new one started."""
   ensemble.stamp += 1
   best = _best_splits_per_node(learning_rate, feature_ids, node_ids, gains,
                                thresholds, dimension_ids, left_node_contribs,
@@ -362,6 +421,8 @@ def update_ensemble_v2(ensemble: Ensemble, feature_ids, node_ids, gains,
   if metadata.num_layers_grown >= max_depth:
     start, end = 0, 1
     metadata.is_finalized = True
+    if pruning_mode == POST_PRUNING:
+      _post_prune(ensemble, tree_id)
     ensemble.add_tree(0.0)
   message.growing_metadata.last_layer_node_start = start
   message.growing_metadata.last_layer_node_end = end
