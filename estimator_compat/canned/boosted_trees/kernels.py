@@ -5,7 +5,8 @@ one-dimensional logits and dense features) in float32, so results match
 TF 2.8.4's kernels bit for bit on the recorded inputs
 (tests/boosted_trees_goldens/kernels): stats aggregation, best split
 search, bias centering, prediction during training, the ensemble states and
-the layer-by-layer update (no pruning, pre- and post-pruning). The ensemble is a TreeEnsemble message plus its stamp token.
+the layer-by-layer update (no pruning, pre- and post-pruning). The
+ensemble is a TreeEnsemble message plus its stamp token.
 """
 
 from typing import List, Sequence, Tuple
