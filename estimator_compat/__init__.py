@@ -75,6 +75,9 @@ _PUBLIC = {
     "DNNLinearCombinedRegressor":
         "estimator_compat.canned.dnn_linear_combined:"
         "DNNLinearCombinedRegressorV2",
+    # tensorflow-estimator 2.8's (removed in 2.9), in both namespaces.
+    "BoostedTreesClassifier": "estimator_compat.canned.boosted_trees",
+    "BoostedTreesRegressor": "estimator_compat.canned.boosted_trees",
     "BaselineClassifier": "estimator_compat.canned.baseline_v2",
     "BaselineEstimator": "estimator_compat.canned.baseline_v2",
     "BaselineRegressor": "estimator_compat.canned.baseline_v2",

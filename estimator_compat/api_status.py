@@ -79,6 +79,10 @@ ONE_FOR_BOTH: Dict[str, str] = {
 
 # Public names of estimator_compat that TF 2.15's Estimator did not have.
 EXTRAS: Dict[str, str] = {
+    "BoostedTreesClassifier": "tensorflow-estimator 2.8's (removed in "
+                              "2.9); what is ported: docs/boosted-trees.md",
+    "BoostedTreesRegressor": "tensorflow-estimator 2.8's (removed in 2.9); "
+                             "what is ported: docs/boosted-trees.md",
     "install": "estimator_compat's own: points tf.estimator here",
     "adapters": "estimator_compat's own: a legacy model_fn and input_fn as "
                 "TF2 building blocks",

@@ -202,6 +202,9 @@ MODULES: Tuple[ModulePath, ...] = (
                 "regressor_parse_example_spec")),
     ModulePath("canned.rnn", "estimator_compat.canned.rnn",
                ("RNNClassifier", "RNNEstimator", "RNNModel", "USE_DEFAULT")),
+    ModulePath("canned.boosted_trees",
+               "estimator_compat.canned.boosted_trees.estimators",
+               ("BoostedTreesClassifier", "BoostedTreesRegressor")),
     ModulePath("canned.kmeans", "estimator_compat.canned.kmeans",
                ("KMeansClustering",
                 # kmeans_test calls this private helper.

@@ -1,0 +1,126 @@
+"""Evaluation and prediction of a trained ensemble without the BoostedTrees
+kernels (TF 2.21 registers none).
+
+The checkpoint holds the ensemble as `boosted_trees:0_stamp` and
+`boosted_trees:0_serialized` (a TreeEnsemble message) and the float
+columns' quantile boundaries as
+`boosted_trees/QuantileAccumulator:0_bucket_boundaries_<i>`. Here
+SaveableObjects under those names restore them into plain variables, float
+features are bucketized with TF ops (features.bucketize), and the trees are
+walked in Python (`py_func`) as BoostedTreesPredict did: each example goes
+left where its bucket is <= a bucketized split's threshold (== a
+categorical split's value), and the logit is the sum over trees of tree
+weight x leaf value.
+"""
+
+from typing import List, Sequence
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.training.saving import saveable_object
+
+from estimator_compat.canned.boosted_trees import tree_proto
+
+
+def _restorable_variable(initial_value, dtype, name: str, shape=None):
+  """A variable outside every collection: the Saver fills it through a
+  SaveableObject, and no init op resets it after the restore."""
+  return tf.compat.v1.Variable(initial_value, dtype=dtype, trainable=False,
+                               collections=[], validate_shape=False,
+                               name=name, use_resource=True, shape=shape)
+
+
+class _TensorsSaveable(saveable_object.SaveableObject):
+  """Saves and restores `variables` under checkpoint keys `names`."""
+
+  def __init__(self, variables, names: Sequence[str], name: str):
+    self._variables = variables
+    specs = [saveable_object.SaveSpec(v.read_value(), "", key)
+             for v, key in zip(variables, names)]
+    super().__init__(variables[0], specs, name)
+
+  def restore(self, restored_tensors, restored_shapes):
+    del restored_shapes
+    return tf.group([v.assign(t) for v, t in zip(self._variables,
+                                                 restored_tensors)])
+
+
+def ensemble_variables(scope: str):
+  """The serialized ensemble and its stamp, saved and restored as
+  `<scope>:0_serialized` and `<scope>:0_stamp`."""
+  name = scope.rstrip("/")
+  serialized = _restorable_variable("", tf.string, "serialized_ensemble")
+  stamp = _restorable_variable(np.int64(0), tf.int64, "ensemble_stamp")
+  tf.compat.v1.add_to_collection(
+      tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
+      _TensorsSaveable([stamp, serialized],
+                       [f"{name}:0_stamp", f"{name}:0_serialized"], name))
+  return serialized, stamp
+
+
+def restored_ensemble(scope: str) -> tf.Variable:
+  """The serialized ensemble, restored from `<scope>:0_serialized`."""
+  return ensemble_variables(scope)[0]
+
+
+def restored_boundaries(scope: str, accumulator_name: str,
+                        num_streams: int) -> List[tf.Tensor]:
+  """Each float feature's quantile boundaries, restored from the quantile
+  accumulator's keys."""
+  name = f"{scope}{accumulator_name}"
+  # Their length is the checkpoint's: no static shape.
+  variables = [_restorable_variable(np.zeros([0], np.float32), tf.float32,
+                                    f"{accumulator_name}_boundaries_{i}",
+                                    shape=tf.TensorShape([None]))
+               for i in range(num_streams)]
+  tf.compat.v1.add_to_collection(
+      tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
+      _TensorsSaveable(variables,
+                       [f"{name}:0_bucket_boundaries_{i}"
+                        for i in range(num_streams)], name))
+  return [tf.reshape(v.read_value(), [-1]) for v in variables]
+
+
+def _leaf_values(leaf, logits_dimension: int) -> np.ndarray:
+  if leaf.HasField("vector"):
+    return np.asarray(leaf.vector.value, np.float32)
+  return np.full([logits_dimension], leaf.scalar, np.float32)
+
+
+def ensemble_logits(serialized: bytes, features: Sequence[np.ndarray],
+                    logits_dimension: int) -> np.ndarray:
+  """The `[batch, logits_dimension]` logits of the serialized ensemble for
+  bucketized `features` (each `[batch, dimensions]`)."""
+  batch = features[0].shape[0] if features else 0
+  logits = np.zeros([batch, logits_dimension], np.float32)
+  if not serialized:
+    return logits
+  ensemble = tree_proto.TreeEnsemble.FromString(serialized)
+  for tree, weight in zip(ensemble.trees, ensemble.tree_weights):
+    for example in range(batch):
+      node = tree.nodes[0]
+      while node.WhichOneof("node") != "leaf":
+        kind = node.WhichOneof("node")
+        split = getattr(node, kind)
+        bucket = features[split.feature_id][example, split.dimension_id]
+        goes_left = (bucket <= split.threshold if kind == "bucketized_split"
+                     else bucket == split.value)
+        node = tree.nodes[split.left_id if goes_left else split.right_id]
+      logits[example] += np.float32(weight) * _leaf_values(node.leaf,
+                                                           logits_dimension)
+  return logits
+
+
+def predict(serialized: tf.Tensor, features: Sequence[tf.Tensor],
+            logits_dimension: int) -> tf.Tensor:
+  """The ensemble's logits for bucketized `features`, in the graph."""
+
+  def run(serialized_value, *feature_values):
+    return ensemble_logits(serialized_value, feature_values,
+                           logits_dimension)
+
+  logits = tf.compat.v1.py_func(run, [serialized] + list(features),
+                                tf.float32, stateful=False,
+                                name="BoostedTreesPredict")
+  batch = tf.shape(features[0])[0]
+  return tf.reshape(logits, [batch, logits_dimension])
