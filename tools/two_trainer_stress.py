@@ -85,7 +85,7 @@ def _checkpoints_intact(model_dir: str):
   return state, problems
 
 
-def _run_pair(model_dir: str, step: int, args) -> str:
+def _run_pair(model_dir: str, step: int, args) -> tuple:
   max_steps = step + args.steps
   runs = [subprocess.Popen(_command(model_dir, max_steps, args), cwd=ROOT,
                            env=ENV, text=True, stdout=subprocess.PIPE,
@@ -108,7 +108,8 @@ def _run_pair(model_dir: str, step: int, args) -> str:
     problems.append(f"newest is {state.model_checkpoint_path}")
   if os.path.exists(os.path.join(model_dir, LOCK_FILE)):
     problems.append("lock left behind")
-  return "; ".join(problems)
+  how = "the other refused" if len(refused) == 1 else "the other came late"
+  return "; ".join(problems), how
 
 
 def _refused_touches_nothing(model_dir: str, args) -> str:
@@ -154,12 +155,12 @@ def main() -> int:
   failed = 0
   for run in range(1, args.runs + 1):
     started = time.time()
-    problems = _run_pair(model_dir, (run - 1) * args.steps, args)
+    problems, how = _run_pair(model_dir, (run - 1) * args.steps, args)
     failed += bool(problems)
     size = sum(os.path.getsize(os.path.join(model_dir, f))
                for f in os.listdir(model_dir)
                if f.startswith(f"model.ckpt-{run * args.steps}."))
-    print(f"run {run}: {'FAILED ' + problems if problems else 'ok'} "
+    print(f"run {run}: {'FAILED ' + problems if problems else 'ok'}, {how} "
           f"(checkpoint {size / 2**20:.0f} MB, {time.time() - started:.0f} s)",
           flush=True)
   problems = _refused_touches_nothing(model_dir, args)
