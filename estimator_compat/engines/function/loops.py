@@ -229,7 +229,19 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.TRAIN, dataset, hooked, strategy,
                       parts=parts)
-  hook_runner = hooked.runner
+  try:
+    return _train_traced(setup, model, hooked.runner, strategy, steps,
+                         max_steps, saving_listeners)
+  finally:
+    model.release()
+
+
+def _train_traced(setup: ModelSetup, model: TracedModel,
+                  hook_runner: HookRunner, strategy: Any,
+                  steps: Optional[int], max_steps: Optional[int],
+                  saving_listeners: Sequence[Any]) -> Optional[float]:
+  """train()'s restore, session hooks and steps on the traced model."""
+  config = setup.config
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
   variable_saver.restore_or_warm_start(
@@ -267,6 +279,17 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.EVAL, dataset, hooked, strategy,
                       metrics_fn=graph_engine.metric_ops, parts=parts)
+  try:
+    return _evaluate_traced(setup, model, hooked.runner, steps,
+                            checkpoint_path)
+  finally:
+    model.release()
+
+
+def _evaluate_traced(setup: ModelSetup, model: TracedModel,
+                     runner: HookRunner, steps: Optional[int],
+                     checkpoint_path: Optional[str]) -> Dict[str, Any]:
+  """evaluate()'s restore, session hooks and steps on the traced model."""
   variables = model.capture.saveable_by_name()
   if not checkpoint_path:
     logging.info("Could not find trained model in model_dir: %s, running "
@@ -275,7 +298,6 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   progress.start()  # Before the restore, as the Estimator logged them.
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   model.initialize_tables()
-  runner = hooked.runner
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))
   _evaluation_steps(model, runner, steps, setup.config.steps_per_loop,
@@ -313,6 +335,19 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
         op_seeds.used_by(dataset))
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked, parts=parts)
+  try:
+    yield from _predict_traced(setup, model, hooked, predict_keys,
+                               checkpoint_path, yield_single_examples)
+  finally:
+    model.release()
+
+
+def _predict_traced(setup: ModelSetup, model: TracedModel,
+                    hooked: HookedBuild,
+                    predict_keys: Optional[Sequence[str]],
+                    checkpoint_path: Optional[str],
+                    yield_single_examples: bool) -> Iterator[Any]:
+  """predict()'s restore, session hooks and steps on the traced model."""
   variables = model.capture.saveable_by_name()
   variable_saver.restore_or_warm_start(setup, variables, checkpoint_path)
   model.initialize_tables()

@@ -109,6 +109,25 @@ def quiet_function(python_function: Callable[..., Any],
   return function
 
 
+def _with_nested_graphs(graph: tf.Graph) -> List[tf.Graph]:
+  """`graph` and the body graphs of its control flow (while_v2, cond_v2).
+
+  Those capture what a function called inside them captured (here the input
+  iterator's handle) directly.
+  """
+  graphs, found = [], [graph]
+  while found:
+    graph = found.pop()
+    graphs.append(graph)
+    for op in graph.get_operations():
+      for name in ("_cond_graph", "_body_graph", "_true_graph", "_false_graph"):
+        nested = getattr(op, name, None)
+        if nested is not None:
+          found.append(nested)
+      found.extend(getattr(op, "_branch_graphs", None) or [])
+  return graphs
+
+
 def steps_in_order(num_steps: tf.Tensor, run_step: Callable[[], Any],
                    record: Callable[[tf.Tensor, Any], List[Any]],
                    reset: Any) -> tf.Tensor:
@@ -211,6 +230,8 @@ class TracedModel:
     self._advance_loops: Dict[bool, Any] = {}
     self._batches_loop: Any = None
     self._before_end: Optional[Tuple[tf.Variable, tf.Variable]] = None
+    # Every function made from the trace, for release().
+    self._functions: List[Any] = []
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
     self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
@@ -379,10 +400,54 @@ class TracedModel:
         closures.append(captures.by_ref_external[key])
     return placeholders, closures
 
+  def _prune_wrapped(self, feeds: Any, fetches: Any) -> Any:
+    pruned = self._wrapped.prune(feeds, fetches)
+    self._functions.append(pruned)
+    return pruned
+
+  def _loop_function(self, python_function: Callable[..., Any]) -> Any:
+    function = quiet_function(python_function, autograph=False)
+    self._functions.append(function)
+    return function
+
+  def release(self) -> None:
+    """Lets the input iterator go now that the call is over.
+
+    Every function traced from the model captured the iterator's resource
+    handle, and TensorFlow's function graphs are reference cycles: without
+    this, the iterator (and the threads its input pipeline runs, four for a
+    numpy_input_fn) lived until Python's cycle collector next ran a full
+    pass, so a process calling train/evaluate/predict in a loop grew by a
+    few OS threads per call (issue 28). The functions are not called again.
+    """
+    concrete = [self._wrapped]
+    for function in self._functions:
+      if isinstance(function, list):
+        function.clear()
+      elif hasattr(function, "_list_all_concrete_functions"):
+        concrete += function._list_all_concrete_functions()  # pylint: disable=protected-access
+      else:
+        concrete.append(function)
+    graphs = []
+    for function in concrete:
+      function._captured_inputs = []  # pylint: disable=protected-access
+      graphs += _with_nested_graphs(function.graph)
+    for graph in graphs:
+      captures = graph.function_captures
+      captures.clear()
+      captures._cached_by_val_capture_tuples = []  # pylint: disable=protected-access
+    self._functions = []
+    self._pruned.clear()
+    self._loops.clear()
+    self._advance_loops.clear()
+    self._batches_loop = None
+    self._iterator = None
+    self._element = None
+
   def prune(self, fetches: Any) -> Callable[[], Any]:
     """A function of no arguments computing `fetches` (graph elements)."""
     placeholders, closures = self._call_time_inputs(fetches)
-    pruned = self._wrapped.prune(placeholders, fetches)
+    pruned = self._prune_wrapped(placeholders, fetches)
     if not closures:
       return pruned
 
@@ -428,7 +493,7 @@ class TracedModel:
         with tf.control_dependencies([done]):
           return fetching()
 
-      loop = quiet_function(run_loop, autograph=False)
+      loop = self._loop_function(run_loop)
       self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
 
@@ -474,7 +539,7 @@ class TracedModel:
                               lambda done, unused: [ran.assign(done)],
                               ran.assign(0))
 
-      loop = (quiet_function(run_plain, autograph=False), ran)
+      loop = (self._loop_function(run_plain), ran)
       self._loops["repeat"] = loop
     function, ran = loop
     try:
@@ -499,7 +564,7 @@ class TracedModel:
     feeds = tf.nest.flatten(self._element, expand_composites=True)
     if self._call_time_inputs(fetches)[0]:
       return None
-    pruned = self._wrapped.prune(feeds, fetches)
+    pruned = self._prune_wrapped(feeds, fetches)
     for op in pruned.graph.get_operations():
       if op.type.startswith("IteratorGetNext"):
         return None  # The model reads the input elsewhere too.
@@ -508,7 +573,9 @@ class TracedModel:
         # so a second function would restart the stream one batch per call
         # continues (and a nested call or control flow may hold one).
         return None
-    iterator = self._iterator
+    # Read at trace time only; release() drops it (a closure would hold it).
+    iterator = [self._iterator]
+    self._functions.append(iterator)
     keys = sorted(fetches)
     ranks = {k: fetches[k].shape.rank for k in keys}
 
@@ -527,7 +594,7 @@ class TracedModel:
 
       def one_batch(ran, ended, values, shapes):
         del ended
-        optional = iterator.get_next_as_optional()
+        optional = iterator[0].get_next_as_optional()
 
         def run():
           outputs = pruned(*tf.nest.flatten(optional.get_value(),
@@ -555,7 +622,7 @@ class TracedModel:
       return ran, ({k: ta.concat() for k, ta in zip(keys, values)},
                    {k: ta.stack() for k, ta in zip(keys, shapes)})
 
-    return quiet_function(run_batches, autograph=False)
+    return self._loop_function(run_batches)
 
   @property
   def can_batch_predictions(self) -> bool:
@@ -646,7 +713,7 @@ class TracedModel:
             (tf.constant(0, tf.int64), tf.constant(False), tf.constant(True),
              no_loss))
 
-      loop = quiet_function(run_plain, autograph=False)
+      loop = self._loop_function(run_plain)
       self._advance_loops[check_nan] = loop
     ran, nan, regular, loss = loop(tf.constant(num_steps, tf.int64),
                                    tf.constant(step, tf.int64))
@@ -663,7 +730,7 @@ class TracedModel:
                           self._input_ops)
       if needed is not None:
         raise ValueError(f"{needed.name} reads the input batch.")
-      function = self._wrapped.prune([], fetches)
+      function = self._prune_wrapped([], fetches)
     except ValueError as e:
       raise ValueError(
           "An eval metric value depends on the input batch, so it cannot be "
