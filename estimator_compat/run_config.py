@@ -110,6 +110,28 @@ _CHECKS = (
 )
 
 
+def _adopt_experimental_distribute(config: "RunConfig") -> None:
+  """experimental_distribute's strategies as train/eval_distribute.
+
+  As the Estimator did: DistributeConfig(train_distribute=...,
+  eval_distribute=...) sets the RunConfig's fields of those names.
+
+  Raises:
+    ValueError: a strategy is set both ways (the Estimator's wording first).
+  """
+  # pylint: disable=protected-access
+  distribute = config._experimental_distribute
+  for name in ("train_distribute", "eval_distribute"):
+    strategy = getattr(distribute, name, None)
+    if not strategy:
+      continue
+    if getattr(config, "_" + name):
+      raise ValueError(
+          f"Either `{name}` or`experimental_distribute.{name}` can be set. "
+          f"Fix: pass the strategy once, as RunConfig({name}=...).")
+    setattr(config, "_" + name, strategy)
+
+
 def _validate(config: "RunConfig") -> None:
   """The Estimator's checks of the legacy fields, then ours."""
   for name, check, message, fix in _CHECKS:
@@ -266,6 +288,7 @@ class RunConfig:
     self._max_shards = max_shards
     self._jit_compile = jit_compile
     self._save_on_preemption = save_on_preemption
+    _adopt_experimental_distribute(self)
     _validate(self)
     cluster = ClusterInfo(tf_config)
     for name in _CLUSTER_FIELDS:

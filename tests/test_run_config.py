@@ -308,3 +308,20 @@ def test_estimator_fills_in_the_default_session_config(tmp_path):
   est = tfe.Estimator(model_fn, model_dir=str(tmp_path),
                       config=tfe.RunConfig(session_config=mine))
   assert est.config.session_config.log_device_placement
+
+
+def test_experimental_distribute_sets_the_strategies_once():
+  # As the Estimator: DistributeConfig's strategies become train_distribute /
+  # eval_distribute, and setting one both ways is refused.
+  from tensorflow.python.distribute.distribute_config import DistributeConfig  # pylint: disable=g-import-not-at-top,g-direct-tensorflow-import
+  strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+  config = tfe.RunConfig(experimental_distribute=DistributeConfig(
+      train_distribute=strategy, eval_distribute=strategy))
+  assert config.train_distribute is strategy
+  assert config.eval_distribute is strategy
+  for name in ("train_distribute", "eval_distribute"):
+    with pytest.raises(ValueError, match=(
+        rf"Either `{name}` or`experimental_distribute.{name}` can be set. "
+        rf"Fix: pass the strategy once")):
+      tfe.RunConfig(**{name: strategy}, experimental_distribute=(
+          DistributeConfig(**{name: strategy})))
