@@ -253,9 +253,16 @@ class Estimator:
     its process ends, so that serving tasks exit.
 
     Raises:
-      ValueError: train() on an evaluator task.
+      ValueError: train() on an evaluator task, or with a strategy and a
+        TF_CONFIG cluster that names no task.
     """
     config = self._config
+    if getattr(config, "_task_missing", False):
+      raise ValueError(
+          "Only `STANDALONE_CLIENT` mode is supported when you call "
+          "`estimator.train`. Fix: TF_CONFIG names a cluster but no task: set "
+          '"task": {"type": "chief", "index": 0} (or this process\'s task), '
+          "or unset TF_CONFIG to train on this machine.")
     if not config.is_distributed and config.task_type != "evaluator":
       return False
     if config.task_type == "evaluator":
