@@ -36,6 +36,21 @@ from estimator_compat.model_fn_call import (ModelSetup, bound_model_fn,
 from estimator_compat.run_config import RunConfig, default_session_config
 
 
+def check_train_steps(steps: Optional[float],
+                      max_steps: Optional[float]) -> None:
+  """train()'s checks of steps and max_steps, worded as the Estimator's.
+
+  Raises:
+    ValueError: both set, or one not > 0.
+  """
+  if steps is not None and max_steps is not None:
+    raise ValueError(
+        "Can not provide both steps and max_steps. Fix: steps counts from "
+        "the restored step, max_steps is absolute; pick one.")
+  _check_positive("steps", steps)
+  _check_positive("max_steps", max_steps)
+
+
 def _check_positive(name: str, value: Optional[float]) -> None:
   """Refuses what the Estimator refused: a `steps`/`max_steps` not > 0.
 
@@ -187,12 +202,7 @@ class Estimator:
     Raises:
       ValueError: both steps and max_steps, or a non-positive one.
     """
-    if steps is not None and max_steps is not None:
-      raise ValueError(
-          "Can not provide both steps and max_steps. Fix: steps counts from "
-          "the restored step, max_steps is absolute; pick one.")
-    _check_positive("steps", steps)
-    _check_positive("max_steps", max_steps)
+    check_train_steps(steps, max_steps)
     hooks = front_checks.check_hooks(hooks)
     saving_listeners = front_checks.check_saving_listeners(saving_listeners)
     if self._serve_or_refuse_in_cluster():

@@ -80,10 +80,34 @@ def _tags(directory):
   return tags
 
 
-def test_use_tpu_true_fails_at_construction_naming_use_tpu_false(tmp_path):
+def test_use_tpu_true_builds_and_refuses_each_call_on_the_tpu(tmp_path):
+  # As the real TPUEstimator without a TPU: built (its TPU argument checks
+  # made), and each call that needs the TPU fails after the checks it made
+  # first; here the failure names use_tpu=False, before anything is written.
+  est = _estimator(tmp_path / "m", use_tpu=True)
+  with pytest.raises(TypeError, match="Train steps must be int"):
+    est.train(_input_fn, steps=1.5)
+  with pytest.raises(ValueError, match="Must specify steps > 0"):
+    est.train(_input_fn, steps=-1)
   with pytest.raises(ValueError, match="use_tpu=False"):
-    _estimator(tmp_path / "m", use_tpu=True)
+    est.train(_input_fn, steps=1)
+  with pytest.raises(ValueError, match="use_tpu=False"):
+    est.evaluate(_input_fn, steps=1)
+  with pytest.raises(ValueError, match="use_tpu=False"):
+    next(est.predict(_input_fn))
   assert not os.path.exists(tmp_path / "m")
+  with pytest.raises(ValueError, match="`train_batch_size` cannot be `None`"):
+    tpu.TPUEstimator(model_fn=_model_fn, config=tpu.RunConfig(
+        model_dir=str(tmp_path / "n")))
+  with pytest.raises(TypeError, match="train_batch_size must be int"):
+    tpu.TPUEstimator(model_fn=_model_fn, train_batch_size=1.0,
+                     config=tpu.RunConfig(model_dir=str(tmp_path / "n")))
+  without_eval_size = tpu.TPUEstimator(
+      model_fn=_model_fn, train_batch_size=8,
+      config=tpu.RunConfig(model_dir=str(tmp_path / "n")))
+  with pytest.raises(ValueError, match="eval_batch_size in TPUEstimator "
+                     "constructor cannot be `None`"):
+    without_eval_size.evaluate(_input_fn, steps=1)
 
 
 def test_config_must_be_the_tpu_run_config(tmp_path):
