@@ -9,11 +9,11 @@ with the real one's wording first, and then refuse with the fix (use_tpu=
 False). evaluate() with eval_on_tpu=False ran on CPU/GPU there and runs here.
 """
 
-import numbers
 from typing import Any, Callable, Optional
 
 from estimator_compat.fn_args import fn_args
 from estimator_compat.tpu import tpu_config as tpu_config_lib
+from estimator_compat.tpu.tpu_config import check_positive_integer
 
 
 def no_tpu_error() -> ValueError:
@@ -31,21 +31,6 @@ def needs_params_error(what: str, fn: Any) -> ValueError:
       f"{what} ({fn}) does not include params argument, required by "
       "TPUEstimator to pass batch size as params['batch_size']. Fix: add "
       f"`params` to the {what} signature.")
-
-
-def check_positive_integer(value: Any, name: str) -> None:
-  """The real TPUEstimator's check of a count it shards or loops over.
-
-  Raises:
-    TypeError: not an integer.
-    ValueError: not positive.
-  """
-  if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-    raise TypeError(f"{name} must be int, got {type(value)}. Fix: pass a "
-                    "whole number.")
-  if value <= 0:
-    raise ValueError(f"{name} must be positive, got {value}. Fix: pass a "
-                     "number above 0.")
 
 
 def check_constructor(config: tpu_config_lib.RunConfig,
