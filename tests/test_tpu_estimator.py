@@ -193,6 +193,9 @@ def test_every_config_field_is_accepted():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(iterations_per_loop=0), "iterations_per_loop"),
     (dict(iterations_per_loop="10x"), "iterations_per_loop"),
+    # Leading zeros are refused, as by the real TPUConfig.
+    (dict(iterations_per_loop="012"), "iterations_per_loop"),
+    (dict(iterations_per_loop="01s"), "iterations_per_loop"),
     (dict(num_cores_per_replica=3), "num_cores_per_replica"),
     (dict(eval_training_input_configuration=3),
      "eval_training_input_configuration"),
