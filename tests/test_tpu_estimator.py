@@ -110,6 +110,46 @@ def test_use_tpu_true_builds_and_refuses_each_call_on_the_tpu(tmp_path):
     without_eval_size.evaluate(_input_fn, steps=1)
 
 
+def test_use_tpu_true_makes_the_real_ones_graph_checks_first(tmp_path):
+  # As the real TPUEstimator building its TPU graph: the input's static
+  # shapes, model_fn's labels, the spec's chief hooks and predictions.
+  est = _estimator(tmp_path / "m", use_tpu=True)
+  with pytest.raises(ValueError, match="features to the model returned by "
+                     "input_fn must have static shape"):
+    est.train(lambda params: tf.data.Dataset.from_tensor_slices(
+        ({"x": X}, Y)).repeat().batch(params["batch_size"]), steps=1)
+
+  def without_labels(features, mode, params):
+    del features, mode, params
+
+  est = _estimator(tmp_path / "m", model_fn=without_labels, use_tpu=True)
+  with pytest.raises(ValueError, match="model_fn does not take labels, but "
+                     "input_fn returns labels"):
+    est.train(_input_fn, steps=1)
+
+  def with_chief_hooks(features, labels, mode, params):
+    spec = _model_fn(features, labels, mode, params).as_estimator_spec()
+    return spec._replace(training_chief_hooks=[
+        estimator_compat.SessionRunHook()])
+
+  est = _estimator(tmp_path / "m", model_fn=with_chief_hooks, use_tpu=True)
+  with pytest.raises(ValueError, match="training_chief_hooks returned by "
+                     "EstimatorSpec is not supported in TPUEstimator"):
+    est.train(_input_fn, steps=1)
+
+  def dynamic_predictions(features, labels, mode, params):
+    del labels, params
+    return tpu.TPUEstimatorSpec(mode, predictions={
+        "x": tf.compat.v1.placeholder(tf.float32, [None, 4]),
+        "y": features["x"]})
+
+  est = _estimator(tmp_path / "m", model_fn=dynamic_predictions, use_tpu=True)
+  with pytest.raises(ValueError, match=r"key \(x\) in TPUEstimatorSpec."
+                     "predictions has dynamic shape"):
+    next(est.predict(_input_fn))
+  assert not os.path.exists(tmp_path / "m")
+
+
 def test_config_must_be_the_tpu_run_config(tmp_path):
   with pytest.raises(ValueError, match="tpu_config.RunConfig"):
     tpu.TPUEstimator(model_fn=_model_fn, use_tpu=False,

@@ -222,7 +222,9 @@ class TPUEstimator(Estimator):
     refusal (estimator_compat drives no TPU)."""
     if self._use_tpu:
       check_train_steps(steps, max_steps)
-      on_tpu.refuse_train(steps, max_steps, self._user_model_fn)
+      on_tpu.check_train_call(steps, max_steps)
+      on_tpu.refuse(self._setup, input_fn, ModeKeys.TRAIN,
+                    self._user_model_fn)
     return super().train(input_fn, hooks=hooks, steps=steps,
                          max_steps=max_steps,
                          saving_listeners=saving_listeners)
@@ -233,8 +235,9 @@ class TPUEstimator(Estimator):
     eval_on_tpu=False); on the TPU, its checks, then the refusal."""
     if self._eval_on_tpu:
       check_train_steps(steps, None)
-      on_tpu.refuse_evaluate(steps, self._batch_sizes[ModeKeys.EVAL],
-                             self._user_model_fn)
+      on_tpu.check_evaluate_call(steps, self._batch_sizes[ModeKeys.EVAL])
+      on_tpu.refuse(self._setup, input_fn, ModeKeys.EVAL,
+                    self._user_model_fn)
     return super().evaluate(input_fn, steps=steps, hooks=hooks,
                             checkpoint_path=checkpoint_path, name=name)
 
@@ -243,8 +246,9 @@ class TPUEstimator(Estimator):
     """Estimator.predict on CPU/GPU; with use_tpu=True, its checks, then the
     refusal (at the first example, as the real one raised)."""
     if self._use_tpu:
-      on_tpu.refuse_predict(self._batch_sizes[ModeKeys.PREDICT],
-                            self._user_model_fn)
+      on_tpu.check_predict_call(self._batch_sizes[ModeKeys.PREDICT])
+      on_tpu.refuse(self._setup, input_fn, ModeKeys.PREDICT,
+                    self._user_model_fn)
     yield from super().predict(
         input_fn, predict_keys=predict_keys, hooks=hooks,
         checkpoint_path=checkpoint_path,
