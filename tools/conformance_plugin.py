@@ -9,6 +9,8 @@ environment variables set by tools/conformance.py:
   CONFORMANCE_RESULTS      file to append one JSON line per test to.
   CONFORMANCE_ONLY         file of test ids: run only these.
   CONFORMANCE_SKIP         file of test ids not to run (already done).
+  CONFORMANCE_TF1=1        tf.compat.v1.disable_v2_behavior() first (the
+                           canned/v1 files run only under TF1 behaviour).
   CONFORMANCE_TIMEOUT      seconds a test may take; then the process dumps
                            the stacks to CONFORMANCE_RESULTS + ".hang" and
                            exits, and the runner carries on after that test.
@@ -37,6 +39,16 @@ HARNESS_STUBS = (
     # removed from TF 2.21 (distribute_strategy_estimator_training_test
     # imports it at module level; its tests calling it are excluded).
     "tensorflow.python.distribute.estimator_training",
+    # The TF1 head module (its functions are all private: _regression_head
+    # and the like), imported at module level by the canned/v1 test files.
+    "tensorflow_estimator.python.estimator.canned.head",
+    # TPU test files' module-level imports: the real package's modules that
+    # no tf.estimator API name exports (their tests are excluded), and
+    # TensorFlow's tpu_embedding, removed from TF 2.21.
+    "tensorflow_estimator.python.estimator.tpu.iteration_count_estimator",
+    "tensorflow_estimator.python.estimator.tpu.error_handling",
+    "tensorflow_estimator.python.estimator.tpu._tpu_estimator_embedding",
+    "tensorflow.python.tpu.tpu_embedding",
 )
 
 
@@ -56,8 +68,24 @@ def _stub_getattr(module_name):
 SUPPORT_MODULES = (
     "canned/dnn_testing_utils.py",
     "canned/linear_testing_utils.py",
+    "canned/v1/dnn_testing_utils_v1.py",
+    "canned/v1/linear_testing_utils_v1.py",
 )
 _BASE = "tensorflow_estimator.python.estimator"
+
+
+def _register_packages(name):
+  """Empty packages for `name` and its parents where none is imported."""
+  if name in sys.modules:
+    return
+  parent, _, child = name.rpartition(".")
+  if parent:
+    _register_packages(parent)
+  module = types.ModuleType(name)
+  module.__path__ = []
+  sys.modules[name] = module
+  if parent:
+    setattr(sys.modules[parent], child, module)
 
 
 def _load_support_modules():
@@ -67,6 +95,7 @@ def _load_support_modules():
     name = _BASE + "." + relative[:-3].replace("/", ".")
     if not os.path.exists(path) or name in sys.modules:
       continue
+    _register_packages(name.rpartition(".")[0])
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -219,8 +248,20 @@ def _parse_absl_flags():
     flags.FLAGS(sys.argv[:1])
 
 
+def _tf1_behaviour():
+  """TF1 behaviour before any test file is imported (CONFORMANCE_TF1=1).
+
+  The canned/v1 files' classes are marked test_util.run_v1_only, which skips
+  them when the file is imported under TF2 behaviour.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  tf.compat.v1.disable_v2_behavior()
+
+
 def pytest_configure(config):
   _parse_absl_flags()
+  if os.environ.get("CONFORMANCE_TF1") == "1":
+    _tf1_behaviour()
   _register_benchmark_only_imports()
   if os.environ.get("CONFORMANCE_INSTALL") == "1":
     _install_estimator_compat()
