@@ -112,9 +112,16 @@ def _install_estimator_compat():
   """install() and the harness stubs, before any test file is imported."""
   import estimator_compat  # pylint: disable=g-import-not-at-top
   estimator_compat.install()
-  # The helper modules first: a stub stands in only for one that fails.
+  # The stubs the helper modules import (canned.head) first, then the helper
+  # modules, then the rest: a stub stands in for a helper only if it fails.
+  helpers = {_BASE + "." + r[:-3].replace("/", ".") for r in SUPPORT_MODULES}
+  _register_stubs([n for n in HARNESS_STUBS if n not in helpers])
   _load_support_modules()
-  for name in HARNESS_STUBS:
+  _register_stubs(HARNESS_STUBS)
+
+
+def _register_stubs(names):
+  for name in names:
     if name in sys.modules:
       continue
     module = types.ModuleType(name)
