@@ -166,3 +166,34 @@ def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):
     conformance.check_checkout(str(tmp_path))
   assert "is not a tensorflow/estimator checkout" in str(raised.value)
   assert "git -C estimator checkout v2.15.0" in str(raised.value)
+
+
+_TF1_AND_FLAGS_TEST = """
+    from absl import flags
+    import tensorflow as tf
+
+    flags.DEFINE_string("conformance_fake_flag", "default", "")
+
+    def test_reads_an_absl_flag_and_runs_in_tf1_mode():
+      # tf.distribute's combinations read absl flags under pytest.
+      assert flags.FLAGS.conformance_fake_flag == "default"
+      # canned/v1 files run under TF1 behaviour (their classes skip in TF2).
+      assert not tf.compat.v1.executing_eagerly()
+"""
+
+
+def test_canned_v1_files_run_in_tf1_mode_with_absl_flags_parsed(tmp_path):
+  work, out = tmp_path / "work", tmp_path / "out"
+  (work / "canned" / "v1").mkdir(parents=True)
+  out.mkdir()
+  name = "canned/v1/fake_test_v1.py"
+  (work / name).write_text(textwrap.dedent(_TF1_AND_FLAGS_TEST))
+  env = dict(os.environ, PYTHONPATH=TOOLS, TF_CPP_MIN_LOG_LEVEL="3",
+             CUDA_VISIBLE_DEVICES="")
+  env.pop("CONFORMANCE_INSTALL", None)
+
+  results = conformance.run_file(sys.executable, str(work), name, env, None,
+                                 120.0, str(out), "reference")
+
+  test_id = f"{name}::test_reads_an_absl_flag_and_runs_in_tf1_mode"
+  assert results[test_id]["outcome"] == "passed", results[test_id]["error"]
