@@ -134,15 +134,14 @@ def test_baseline_programs_pass_no_warm_start_from():
         assert "warm_start_from" not in {k.arg for k in node.keywords}
 
 
-def test_ci_sample_uses_every_dimension_value_but_mirrored():
+def test_ci_sample_uses_every_dimension_value():
   from tests import test_differential_sample  # pylint: disable=g-import-not-at-top
   seen = collections.defaultdict(set)
   for seed in test_differential_sample.SAMPLE_SEEDS:
     for name, value in spec_lib.draw(seed).features().items():
       seen[name].add(value)
   for name, values in spec_lib.DIMENSIONS.items():
-    missing = set(values) - seen[name] - ({"mirrored"} if name == "strategy"
-                                          else set())
+    missing = set(values) - seen[name]
     assert not missing, f"the CI sample never uses {name}={missing}"
 
 
@@ -185,6 +184,9 @@ def test_a_v2_baseline_program_the_real_estimator_failed_is_known():
       ("eval_result", "model:eval",
        "final evaluation at step old None vs new 8; loss only new (3.6)"),
       ("layout", "model:graph.pbtxt", "only on the new side"),
+      # Seed 116 (train_and_evaluate with a LatestExporter).
+      ("export_missing", "export",
+       "exported on the new side only (export/latest/1796187802)"),
   ]
   for kind, where, detail in failed:
     difference = compare.Difference(kind, where, detail)

@@ -104,9 +104,73 @@ def test_exporters_in_train_and_evaluate(tmp_path):
 
 
 def test_best_exporter_needs_two_argument_compare_fn():
-  with pytest.raises(ValueError, match="best_eval_result and "
-                     "current_eval_result"):
+  # The Estimator's wording first, then the fix.
+  with pytest.raises(ValueError, match="must include best_eval_result "
+                     "argument. Fix: define it as compare_fn"):
     tfe.BestExporter("best", lambda: None, compare_fn=lambda a, b: True)
+  with pytest.raises(ValueError, match="has following not expected args: "
+                     r"\['extra'\]"):
+    tfe.BestExporter(
+        "best", lambda: None,
+        compare_fn=lambda best_eval_result, current_eval_result, extra: True)
+  with pytest.raises(ValueError, match="must be a positive number. Got 0"):
+    tfe.BestExporter("best", lambda: None, exports_to_keep=0)
+
+
+class _ExportRecorder:
+  """Stands in for an Estimator: a model_dir and the exports asked of it."""
+
+  def __init__(self, model_dir):
+    self.model_dir = str(model_dir)
+    self.exports = []
+
+  def export_saved_model(self, export_dir_base, receiver_fn, **kwargs):
+    del receiver_fn
+    self.exports.append(kwargs["checkpoint_path"])
+    return os.path.join(export_dir_base, str(len(self.exports)))
+
+
+def _write_eval_summaries(directory, results):
+  with tf.summary.create_file_writer(str(directory)).as_default():
+    for step, loss in results:
+      tf.summary.experimental.write_raw_pb(
+          tf.compat.v1.Summary(value=[tf.compat.v1.Summary.Value(
+              tag="loss", simple_value=loss)]).SerializeToString(), step=step)
+
+
+def test_best_exporter_always_exports_first_then_compares(tmp_path):
+  # As the Estimator 2.15: the first export() of the exporter exports, even
+  # when the eval summaries already in model_dir hold a better loss (a
+  # restarted job) and even without an eval result; later ones compare with
+  # the best so far.
+  _write_eval_summaries(tmp_path / "eval", [(1, 0.1), (2, 0.2)])
+  estimator = _ExportRecorder(tmp_path)
+  exporter = tfe.BestExporter("best", lambda: None)
+  export_dir = str(tmp_path / "export")
+  assert exporter.export(estimator, export_dir, "ckpt-3", {"loss": 0.9},
+                         False) is not None
+  assert exporter.export(estimator, export_dir, "ckpt-4", {"loss": 0.95},
+                         False) is None
+  assert exporter.export(estimator, export_dir, "ckpt-5", {"loss": 0.5},
+                         False) is not None
+  assert estimator.exports == ["ckpt-3", "ckpt-5"]
+  first = tfe.BestExporter("best", lambda: None)
+  assert first.export(estimator, export_dir, None, None, False) is not None
+
+
+def test_best_exporter_rereads_the_best_of_a_new_model_dir(tmp_path):
+  # A new model_dir: the best so far is the best of its eval summaries.
+  _write_eval_summaries(tmp_path / "b" / "eval", [(1, 0.3), (2, 0.2)])
+  exporter = tfe.BestExporter("best", lambda: None)
+  export_dir = str(tmp_path / "export")
+  exporter.export(_ExportRecorder(tmp_path / "a"), export_dir, "a-1",
+                  {"loss": 0.1}, False)
+  other = _ExportRecorder(tmp_path / "b")
+  assert exporter.export(other, export_dir, "b-3", {"loss": 0.25},
+                         False) is None
+  assert exporter.export(other, export_dir, "b-4", {"loss": 0.15},
+                         False) is not None
+  assert other.exports == ["b-4"]
 
 
 def _signature_defs(path):

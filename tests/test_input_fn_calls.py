@@ -14,15 +14,6 @@ X = np.arange(20, dtype=np.float32).reshape(20, 1)
 Y = 2. * X
 
 
-@pytest.fixture(params=["default", "graph", "function"])
-def any_engine(request, monkeypatch):
-  """Runs a test on the default engine (nothing set) and each forced one."""
-  if request.param == "default":
-    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  else:
-    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
-  return request.param
-
 
 def model_fn(features, labels, mode):
   x = features["x"]
@@ -59,7 +50,7 @@ def numpy_input():
 
 @pytest.mark.parametrize("make_input", [dataset_input, constant_input,
                                         one_shot_input, numpy_input])
-def test_input_fn_called_once_per_call(any_engine, make_input, tmp_path):
+def test_input_fn_called_once_per_call(engine_name, make_input, tmp_path):
   calls = []
 
   def input_fn():
@@ -73,10 +64,10 @@ def test_input_fn_called_once_per_call(any_engine, make_input, tmp_path):
   assert len(calls) == 2
   next(estimator.predict(input_fn))
   assert len(calls) == 3
-  del any_engine
+  del engine_name
 
 
-def test_shared_python_iterator_feeds_the_estimators_batches(any_engine,
+def test_shared_python_iterator_feeds_the_estimators_batches(engine_name,
                                                              tmp_path):
   batches = iter([(np.full((4, 1), i + 1., np.float32),
                    np.full((4, 1), 3. * (i + 1), np.float32))
@@ -95,4 +86,4 @@ def test_shared_python_iterator_feeds_the_estimators_batches(any_engine,
   # TF 2.15's Estimator, the same program (3 steps on batch 1, 2 on batch 2).
   np.testing.assert_allclose(estimator.get_variable_value("w"),
                              [[0.6101252436637878]], rtol=1e-6)
-  del any_engine
+  del engine_name

@@ -64,6 +64,20 @@ class _Seen(tfe.SessionRunHook):
     self.values.append(run_values.results.tolist())
 
 
+def _assert_noise(input_fn, expected, model_dir, keras_layer_first=False):
+  """The model_fn's seeded noise in train() (2 steps) and evaluate() (1)."""
+  noise = []
+  estimator = tfe.Estimator(_model_fn(noise, keras_layer_first),
+                            str(model_dir),
+                            config=tfe.RunConfig(tf_random_seed=7))
+  seen = _Seen(noise)
+  estimator.train(input_fn, steps=2, hooks=[seen])
+  np.testing.assert_allclose(seen.values, expected, atol=1e-6)
+  seen = _Seen(noise)
+  estimator.evaluate(input_fn, steps=1, hooks=[seen])
+  np.testing.assert_allclose(seen.values, expected[:1], atol=1e-6)
+
+
 @pytest.mark.parametrize("engine_name", [None, "function", "graph"])
 @pytest.mark.parametrize("input_fn", [one_shot_input_fn,
                                       unseeded_shuffle_input_fn])
@@ -74,16 +88,7 @@ def test_model_fn_op_seeds_follow_the_input_fn_requests(
   if engine_name:
     monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", engine_name)
   expected = AFTER_TWO_REQUESTS if keras_layer_first else AFTER_ONE_REQUEST
-  noise = []
-  estimator = tfe.Estimator(_model_fn(noise, keras_layer_first),
-                            str(tmp_path),
-                            config=tfe.RunConfig(tf_random_seed=7))
-  seen = _Seen(noise)
-  estimator.train(input_fn, steps=2, hooks=[seen])
-  np.testing.assert_allclose(seen.values, expected, atol=1e-6)
-  seen = _Seen(noise)
-  estimator.evaluate(input_fn, steps=1, hooks=[seen])
-  np.testing.assert_allclose(seen.values, expected[:1], atol=1e-6)
+  _assert_noise(input_fn, expected, tmp_path, keras_layer_first)
 
 
 # After an input_fn that requested no op seed (the real Estimator, same
@@ -105,12 +110,4 @@ def test_numpy_input_fn_requests_the_op_seeds_of_its_queue(
   input_fn = tfe.inputs.numpy_input_fn({"x": X}, X, batch_size=4,
                                        num_epochs=None, shuffle=shuffle)
   expected = AFTER_ONE_REQUEST if shuffle else AFTER_NO_REQUEST
-  noise = []
-  estimator = tfe.Estimator(_model_fn(noise), str(tmp_path),
-                            config=tfe.RunConfig(tf_random_seed=7))
-  seen = _Seen(noise)
-  estimator.train(input_fn, steps=2, hooks=[seen])
-  np.testing.assert_allclose(seen.values, expected, atol=1e-6)
-  seen = _Seen(noise)
-  estimator.evaluate(input_fn, steps=1, hooks=[seen])
-  np.testing.assert_allclose(seen.values, expected[:1], atol=1e-6)
+  _assert_noise(input_fn, expected, tmp_path)

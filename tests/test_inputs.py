@@ -71,13 +71,62 @@ def test_eager_call_returns_dataset():
 
 
 def test_numpy_input_fn_argument_errors():
-  with pytest.raises(ValueError, match="shuffle must be True or False"):
+  # The Estimator's exception types and wording first, then the fix.
+  with pytest.raises(ValueError, match="shuffle must be provided and "
+                     "explicitly set as boolean .*; got None. Fix: pass"):
     tfe.inputs.numpy_input_fn({"a": np.arange(3)})
-  with pytest.raises(ValueError, match="same number of rows"):
+  with pytest.raises(ValueError, match="Length of tensors in x and y is "
+                     "mismatched"):
     tfe.inputs.numpy_input_fn({"a": np.arange(3)}, np.arange(4), shuffle=False)
-  with pytest.raises(ValueError, match="appear in both x and y"):
+  with pytest.raises(ValueError, match="1 duplicate keys are found in both "
+                     "x and y"):
     tfe.inputs.numpy_input_fn({"a": np.arange(3)}, {"a": np.arange(3)},
                               shuffle=False)
+  with pytest.raises(TypeError, match="x must be a dict or array; got list"):
+    tfe.inputs.numpy_input_fn([1, 2], np.arange(2), shuffle=False)
+  with pytest.raises(ValueError, match="x cannot be an empty dict"):
+    tfe.inputs.numpy_input_fn({}, np.arange(2), shuffle=False)
+  with pytest.raises(ValueError, match="x cannot be an empty array"):
+    tfe.inputs.numpy_input_fn(np.array([[], []]), np.arange(2), shuffle=False)
+  with pytest.raises(ValueError, match="y cannot be empty dict, use None"):
+    tfe.inputs.numpy_input_fn({"a": np.arange(2)}, {}, shuffle=False)
+  # known_differences.md, numpy-input-negative-counts.
+  with pytest.raises(ValueError, match="num_epochs must be >= 0 or None"):
+    tfe.inputs.numpy_input_fn({"a": np.arange(2)}, num_epochs=-1,
+                              shuffle=False)
+  with pytest.raises(ValueError, match="pandas_input_fn: batch_size must be "
+                     "> 0"):
+    tfe.inputs.pandas_input_fn(pd.DataFrame({"a": [1]}), batch_size=0,
+                               shuffle=False)
+
+
+def test_zero_epochs_give_no_batch():
+  # As the Estimator's queue: num_epochs=0 is accepted and ends at once.
+  assert _batches(tfe.inputs.numpy_input_fn(
+      {"a": np.arange(4)}, np.arange(4), num_epochs=0, shuffle=False)) == []
+
+
+def test_pandas_label_columns_may_repeat_feature_columns():
+  frame = pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6]})
+  target = pd.DataFrame({"a": [10, 11, 12], "b": [50, 51, 52]})
+  features, labels = _batches(tfe.inputs.pandas_input_fn(
+      frame, target, batch_size=2, shuffle=False))[0]
+  assert list(features["a"]) == [1, 2] and list(features["b"]) == [4, 5]
+  assert list(labels["a"]) == [10, 11] and list(labels["b"]) == [50, 51]
+
+
+def test_pandas_input_fn_argument_errors():
+  frame = pd.DataFrame({"a": [1, 2]})
+  target = pd.Series([0, 1])
+  with pytest.raises(TypeError, match="target_column must be a string type"):
+    tfe.inputs.pandas_input_fn(frame, target, shuffle=False,
+                               target_column=["a"])
+  with pytest.raises(ValueError, match="shuffle must be provided and "
+                     "explicitly set as boolean"):
+    tfe.inputs.pandas_input_fn(frame, target)
+  with pytest.raises(ValueError, match="Index for x and y are mismatched"):
+    tfe.inputs.pandas_input_fn(frame, pd.Series([0, 1], index=[5, 6]),
+                               shuffle=False)
 
 
 def test_pandas_input_fn_drops_index_and_feeds_columns():
@@ -90,7 +139,8 @@ def test_pandas_input_fn_drops_index_and_feeds_columns():
   assert sorted(features) == ["a", "b"]
   assert list(features["b"]) == [4, 5] and list(labels) == [0, 1]
   assert len(batches) == 2
-  with pytest.raises(ValueError, match="target_column"):
+  with pytest.raises(ValueError, match="Cannot use name a for target "
+                     "column: DataFrame already has a column with that name"):
     tfe.inputs.pandas_input_fn(frame, target, shuffle=False,
                                target_column="a")
   with pytest.raises(TypeError, match="DataFrame"):

@@ -13,15 +13,6 @@ import tensorflow as tf
 import estimator_compat as tfe
 
 
-@pytest.fixture(params=["default", "graph", "function"])
-def any_engine(request, monkeypatch):
-  """The default engine (no $ESTIMATOR_COMPAT_ENGINE) and each engine."""
-  if request.param == "default":
-    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  else:
-    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
-  return request.param
-
 
 def _input_fn():
   return {"x": [[1.0], [2.0], [3.0], [4.0]]}, [[2.0], [4.0], [6.0], [8.0]]
@@ -51,8 +42,8 @@ def test_lists_train_and_evaluate_as_the_estimator(tmp_path, engine):
   assert metrics["global_step"] == 3
 
 
-def test_ints_and_floats_in_a_pair(tmp_path, any_engine):
-  del any_engine
+def test_ints_and_floats_in_a_pair(tmp_path, engine_name):
+  del engine_name
   seen = []
 
   def model_fn(features, labels, mode):
@@ -96,8 +87,8 @@ def _flatten_model_fn(features, labels, mode):
       loss, global_step=tf.compat.v1.train.get_global_step()))
 
 
-def test_nest_flatten_sees_the_python_lists(tmp_path, any_engine):
-  del any_engine
+def test_nest_flatten_sees_the_python_lists(tmp_path, engine_name):
+  del engine_name
   est = tfe.Estimator(_flatten_model_fn, model_dir=str(tmp_path))
   est.train(_flatten_input_fn, steps=3)
   loss = est.evaluate(_flatten_input_fn, steps=1)["loss"]
@@ -119,8 +110,8 @@ def _kinds(value):
   return "tensor" if tf.is_tensor(value) else type(value).__name__
 
 
-def test_python_values_reach_model_fn_as_they_are(tmp_path, any_engine):
-  del any_engine
+def test_python_values_reach_model_fn_as_they_are(tmp_path, engine_name):
+  del engine_name
   seen = []
 
   def model_fn(features, labels, mode):
@@ -177,8 +168,8 @@ def _scaled_model_fn(features, labels, mode):
       loss, global_step=tf.compat.v1.train.get_global_step()))
 
 
-def test_python_values_next_to_iterator_tensors(tmp_path, any_engine):
-  del any_engine
+def test_python_values_next_to_iterator_tensors(tmp_path, engine_name):
+  del engine_name
   est = tfe.Estimator(_scaled_model_fn, model_dir=str(tmp_path))
   est.train(_iterator_input_fn)
   metrics = est.evaluate(_iterator_input_fn)
@@ -192,8 +183,8 @@ def test_python_values_next_to_iterator_tensors(tmp_path, any_engine):
       [0.0, 0.3235712, 0.6471424, 0.9707136, 1.2942848, 1.617856], rel=1e-6)
 
 
-def test_empty_features_reach_model_fn(tmp_path, any_engine):
-  del any_engine
+def test_empty_features_reach_model_fn(tmp_path, engine_name):
+  del engine_name
   seen = []
 
   def model_fn(features, labels, mode):

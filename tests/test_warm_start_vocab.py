@@ -12,14 +12,10 @@ import tensorflow as tf
 import estimator_compat as tfe
 
 
-@pytest.fixture(params=["default", "graph", "function"], autouse=True)
-def any_engine(request, monkeypatch):
-  """The default engine (nothing set) beside the two chosen ones."""
-  if request.param == "default":
-    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  else:
-    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
-  return request.param
+@pytest.fixture(autouse=True)
+def any_engine(engine_name):
+  """Every test runs on the default engine and on each forced one."""
+  return engine_name
 
 
 def _vocab_model_fn(vocab_size, learning_rate):

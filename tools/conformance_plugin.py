@@ -9,8 +9,8 @@ environment variables set by tools/conformance.py:
   CONFORMANCE_RESULTS      file to append one JSON line per test to.
   CONFORMANCE_ONLY         file of test ids: run only these.
   CONFORMANCE_SKIP         file of test ids not to run (already done).
-  CONFORMANCE_TF1=1        tf.compat.v1.disable_v2_behavior() first (the
-                           canned/v1 files run only under TF1 behaviour).
+  CONFORMANCE_TF1=1        run under TF1 behaviour (disable_v2_behavior()
+                           before install() and the test file's import).
   CONFORMANCE_TIMEOUT      seconds a test may take; then the process dumps
                            the stacks to CONFORMANCE_RESULTS + ".hang" and
                            exits, and the runner carries on after that test.
@@ -68,6 +68,7 @@ def _stub_getattr(module_name):
 SUPPORT_MODULES = (
     "canned/dnn_testing_utils.py",
     "canned/linear_testing_utils.py",
+    "hooks/fake_summary_writer.py",
     "canned/v1/dnn_testing_utils_v1.py",
     "canned/v1/linear_testing_utils_v1.py",
 )
@@ -255,21 +256,17 @@ def _parse_absl_flags():
     flags.FLAGS(sys.argv[:1])
 
 
-def _tf1_behaviour():
-  """TF1 behaviour before any test file is imported (CONFORMANCE_TF1=1).
-
-  The canned/v1 files' classes are marked test_util.run_v1_only, which skips
-  them when the file is imported under TF2 behaviour.
-  """
+def _disable_v2_behavior():
+  """TF1 behaviour for the whole process, as a TF1 program sets it first."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   tf.compat.v1.disable_v2_behavior()
 
 
 def pytest_configure(config):
   _parse_absl_flags()
-  if os.environ.get("CONFORMANCE_TF1") == "1":
-    _tf1_behaviour()
   _register_benchmark_only_imports()
+  if os.environ.get("CONFORMANCE_TF1") == "1":
+    _disable_v2_behavior()
   if os.environ.get("CONFORMANCE_INSTALL") == "1":
     _install_estimator_compat()
   results = os.environ.get("CONFORMANCE_RESULTS")

@@ -19,12 +19,29 @@ from estimator_compat.training import Exporter
 def _loss_smaller(best_eval_result: Dict[str, Any],
                   current_eval_result: Dict[str, Any]) -> bool:
   """The default BestExporter comparison: a smaller `loss` is better."""
-  for result in (best_eval_result, current_eval_result):
+  for name, result in (("best_eval_result", best_eval_result),
+                       ("current_eval_result", current_eval_result)):
     if not result or "loss" not in result:
       raise ValueError(
-          "BestExporter's default compare_fn needs 'loss' in the eval "
-          "results. Fix: pass compare_fn=... for another metric.")
+          f"{name} cannot be empty or no loss is found in it. Fix: evaluate "
+          "a model_fn whose EVAL spec has a loss, or pass BestExporter a "
+          "compare_fn for another metric.")
   return best_eval_result["loss"] > current_eval_result["loss"]
+
+
+def _check_compare_fn_args(compare_fn: Callable[..., bool]) -> None:
+  """BestExporter's compare_fn takes exactly the two eval results by name."""
+  args = set(fn_args(compare_fn))
+  fix = ("Fix: define it as compare_fn(best_eval_result, "
+         "current_eval_result) returning True when the current one is better.")
+  for needed in ("best_eval_result", "current_eval_result"):
+    if needed not in args:
+      raise ValueError(
+          f"compare_fn ({compare_fn}) must include {needed} argument. {fix}")
+  others = sorted(args - {"best_eval_result", "current_eval_result"})
+  if others:
+    raise ValueError(f"compare_fn ({compare_fn}) has following not expected "
+                     f"args: {others} {fix}")
 
 
 def _keep_newest(export_dir_base: str, exports_to_keep: Optional[int]) -> None:
@@ -52,8 +69,9 @@ class _SavedModelExporter(Exporter):
           f"callable, got {type(serving_input_receiver_fn).__name__}.")
     if exports_to_keep is not None and exports_to_keep <= 0:
       raise ValueError(
-          f"{type(self).__name__}: exports_to_keep must be positive or None, "
-          f"got {exports_to_keep}.")
+          "`exports_to_keep`, if provided, must be a positive number. Got "
+          f"{exports_to_keep}. Fix: pass a count of at least 1, or None to "
+          f"keep every export of {type(self).__name__} {name!r}.")
     self._name = name
     self._receiver_fn = serving_input_receiver_fn
     self._assets_extra = assets_extra
@@ -107,8 +125,11 @@ class FinalExporter(_SavedModelExporter):
 class BestExporter(_SavedModelExporter):
   """Exports when an evaluation beats the best one so far.
 
-  The best result so far starts from the eval summaries already in model_dir
-  (`event_file_pattern`), so a restarted job does not export a worse model.
+  As the Estimator 2.15: the first call of `export()` always exports; each
+  later one exports when `compare_fn` says the current result beats the best
+  so far. When the estimator's model_dir differs from the last call's, the
+  best so far is re-read from the eval summaries there
+  (`event_file_pattern`).
   """
 
   def __init__(self, name: str = "best_exporter",
@@ -119,43 +140,38 @@ class BestExporter(_SavedModelExporter):
                as_text: bool = False, exports_to_keep: Optional[int] = 5):
     super().__init__(name, serving_input_receiver_fn, assets_extra, as_text,
                      exports_to_keep)
-    args = fn_args(compare_fn)
-    if "best_eval_result" not in args or "current_eval_result" not in args:
-      raise ValueError(
-          "BestExporter compare_fn must take best_eval_result and "
-          f"current_eval_result; it takes {list(args)}.")
+    if compare_fn is None:
+      raise ValueError("`compare_fn` must not be None. Fix: pass a function "
+                       "of best_eval_result and current_eval_result.")
+    _check_compare_fn_args(compare_fn)
     self._compare_fn = compare_fn
     self._event_file_pattern = event_file_pattern
+    self._model_dir: Optional[str] = None
     self._best: Optional[Dict[str, Any]] = None
-    self._loaded = False
+    self._has_exported = False
 
-  def _best_from_events(self, model_dir: str, before_step: int
-                       ) -> Optional[Dict[str, Any]]:
-    """Best eval result summarized before `before_step` (earlier runs)."""
+  def _best_from_events(self, model_dir: str) -> Optional[Dict[str, Any]]:
+    """The best eval result among the summaries matching the pattern."""
     best = None
     pattern = os.path.join(model_dir, self._event_file_pattern)
-    for path in sorted(glob.glob(pattern)):
+    for path in tf.io.gfile.glob(pattern):
       for event in tf.compat.v1.train.summary_iterator(path):
         values = {v.tag: v.simple_value for v in event.summary.value
                   if v.HasField("simple_value")}
-        if not values or event.step >= before_step:
-          continue
-        if best is None or self._compare_fn(best_eval_result=best,
-                                            current_eval_result=values):
+        if values and (best is None or self._compare_fn(best, values)):
           best = values
     return best
 
   def export(self, estimator, export_path, checkpoint_path, eval_result,
              is_the_final_export):
     del is_the_final_export
-    if not self._loaded:
-      self._loaded = True
-      # Not the current evaluation's own summary (the Estimator compared the
-      # current result with itself here and skipped the first export).
-      self._best = self._best_from_events(
-          estimator.model_dir, int(eval_result.get("global_step", 2 ** 62)))
-    if self._best is None or self._compare_fn(
-        best_eval_result=self._best, current_eval_result=eval_result):
+    if self._event_file_pattern and estimator.model_dir != self._model_dir:
+      self._model_dir = estimator.model_dir
+      self._best = self._best_from_events(self._model_dir)
+    if (self._best is None or not self._has_exported or self._compare_fn(
+        best_eval_result=self._best, current_eval_result=eval_result)):
       self._best = eval_result
-      return self._export(estimator, export_path, checkpoint_path)
+      result = self._export(estimator, export_path, checkpoint_path)
+      self._has_exported = True
+      return result
     return None

@@ -30,6 +30,35 @@ def _as_dict(value: Any, what: str) -> Dict[str, np.ndarray]:
   return {what: np.asarray(value)}
 
 
+def _check_x(x: Any) -> None:
+  """x is a non-empty dict or a non-empty array (the Estimator's checks)."""
+  if isinstance(x, dict):
+    if not x:
+      raise ValueError("x cannot be an empty dict. Fix: pass the features as "
+                       "a dict of arrays, one per feature.")
+  elif isinstance(x, np.ndarray):
+    if x.size == 0:
+      raise ValueError("x cannot be an empty array. Fix: pass at least one "
+                       "row of features.")
+  else:
+    raise TypeError(f"x must be a dict or array; got {type(x).__name__}. "
+                    "Fix: pass np.asarray(x), or a dict of arrays.")
+
+
+def _check_y(x: Any, y: Any) -> None:
+  """y is None, an array, or a non-empty dict whose keys are not x's."""
+  if not isinstance(y, dict):
+    return
+  if not y:
+    raise ValueError("y cannot be empty dict, use None instead.")
+  if isinstance(x, dict):
+    duplicates = set(x) & set(y)
+    if duplicates:
+      raise ValueError(
+          f"{len(duplicates)} duplicate keys are found in both x and y: "
+          f"{duplicates}. Fix: rename the label keys.")
+
+
 def _batch_indices(num_rows: int, batch_size: int, num_epochs: Optional[int],
                    shuffle: bool, seed: Optional[int]):
   """Yields the row indices of each batch."""
@@ -47,32 +76,53 @@ def _batch_indices(num_rows: int, batch_size: int, num_epochs: Optional[int],
     yield pending
 
 
+def check_shuffle(shuffle: Any) -> None:
+  """shuffle is True or False (the Estimator's check and wording)."""
+  if not isinstance(shuffle, bool):
+    raise ValueError(
+        "shuffle must be provided and explicitly set as boolean (it is "
+        f"recommended to set it as True for training); got {shuffle}. Fix: "
+        "pass shuffle=True for training, shuffle=False for eval/predict.")
+
+
+def check_batch_and_epochs(caller: str, batch_size: Any,
+                           num_epochs: Any) -> None:
+  """A positive batch_size; num_epochs None or >= 0 (0: no batches)."""
+  if not isinstance(batch_size, int) or batch_size <= 0:
+    raise ValueError(f"{caller}: batch_size must be > 0, got "
+                     f"{batch_size!r}.")
+  if num_epochs is not None and (not isinstance(num_epochs, int) or
+                                 num_epochs < 0):
+    raise ValueError(f"{caller}: num_epochs must be >= 0 or None (repeat "
+                     f"forever), got {num_epochs!r}.")
+
+
 def arrays_input_fn(x: Dict[str, np.ndarray],
                     y: Optional[Dict[str, np.ndarray]],
                     batch_size: int, num_epochs: Optional[int], shuffle: bool,
                     unwrap_x: Optional[str], unwrap_y: Optional[str]
                    ) -> Callable[[], Any]:
   """The input_fn over dicts of equal-length arrays; shared by numpy/pandas."""
-  columns = dict(x)
-  if y is not None:
-    clash = sorted(set(columns) & set(y))
-    if clash:
-      raise ValueError(
-          f"numpy_input_fn: keys {clash} appear in both x and y. Fix: rename "
-          "the label keys.")
-    columns.update(y)
-  lengths = {key: len(array) for key, array in columns.items()}
-  if len(set(lengths.values())) > 1:
+  # Features and labels by position: a label may share a feature's key (a
+  # pandas y DataFrame may repeat x's column names).
+  x_keys = list(x)
+  y_keys = [] if y is None else list(y)
+  arrays = [x[key] for key in x_keys] + [y[key] for key in y_keys]
+  if not x_keys:
+    raise ValueError("x cannot be an empty dict. Fix: pass the features as a "
+                     "dict of arrays, one per feature.")
+  if len({len(array) for array in arrays}) > 1:
+    x_shapes = {key: x[key].shape for key in x_keys}
+    y_shapes = None if y is None else {key: y[key].shape for key in y_keys}
     raise ValueError(
-        f"numpy_input_fn: x and y must have the same number of rows, got "
-        f"{lengths}.")
-  if not columns:
-    raise ValueError("numpy_input_fn: x has no arrays.")
-  num_rows = next(iter(lengths.values()))
-  keys = sorted(columns)
-  dtypes = tuple(tf.as_dtype(columns[key].dtype) for key in keys)
-  shapes = tuple(tf.TensorShape([None] + list(columns[key].shape[1:]))
-                 for key in keys)
+        "Length of tensors in x and y is mismatched. All elements in x and y "
+        f"must have the same length.\nShapes in x: {x_shapes}\nShapes in y: "
+        f"{y_shapes}\nFix: give every feature and label array the same "
+        "number of rows.")
+  num_rows = len(arrays[0])
+  dtypes = tuple(tf.as_dtype(array.dtype) for array in arrays)
+  shapes = tuple(tf.TensorShape([None] + list(array.shape[1:]))
+                 for array in arrays)
 
   def input_fn():
     # The graph seed, as the Estimator's graph had; eagerly the global seed
@@ -89,19 +139,18 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
     def generate():
       for rows in _batch_indices(num_rows, batch_size, num_epochs, shuffle,
                                  seed):
-        yield tuple(columns[key][rows] for key in keys)
+        yield tuple(array[rows] for array in arrays)
 
     dataset = tf.data.Dataset.from_generator(
         generate, output_signature=tuple(
             tf.TensorSpec(shape, dtype) for shape, dtype in zip(shapes, dtypes)))
 
     def to_structure(*tensors):
-      by_key = dict(zip(keys, tensors))
-      features = {key: by_key[key] for key in x}
+      features = dict(zip(x_keys, tensors[:len(x_keys)]))
       features = features[unwrap_x] if unwrap_x else features
       if y is None:
         return features
-      labels = {key: by_key[key] for key in y}
+      labels = dict(zip(y_keys, tensors[len(x_keys):]))
       return features, (labels[unwrap_y] if unwrap_y else labels)
 
     dataset = dataset.map(to_structure)
@@ -148,17 +197,10 @@ def numpy_input_fn(x: Array,
     ValueError: bad arguments, with the fix.
   """
   del queue_capacity, num_threads
-  if not isinstance(shuffle, bool):
-    raise ValueError(
-        f"numpy_input_fn: shuffle must be True or False, got {shuffle!r}. "
-        "Fix: pass shuffle=True for training, shuffle=False for eval/predict.")
-  if not isinstance(batch_size, int) or batch_size <= 0:
-    raise ValueError(f"numpy_input_fn: batch_size must be > 0, got "
-                     f"{batch_size!r}.")
-  if num_epochs is not None and (not isinstance(num_epochs, int) or
-                                 num_epochs <= 0):
-    raise ValueError(f"numpy_input_fn: num_epochs must be > 0 or None, got "
-                     f"{num_epochs!r}.")
+  check_shuffle(shuffle)
+  check_batch_and_epochs("numpy_input_fn", batch_size, num_epochs)
+  _check_x(x)
+  _check_y(x, y)
   x_dict = _as_dict(x, "__x__")
   y_dict = None if y is None else _as_dict(y, "__y__")
   return arrays_input_fn(

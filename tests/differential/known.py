@@ -41,6 +41,8 @@ def _old_side_never_trained(d: compare_lib.Difference) -> bool:
       "event_tag_missing": lambda: "on the new side only" in d.detail,
       "eval_result": lambda: "step old None vs new" in d.detail,
       "layout": lambda: d.detail == "only on the new side",
+      "export_missing": lambda: d.detail.startswith(
+          "exported on the new side only"),
   }.get(d.kind, lambda: False)()
 
 
@@ -53,7 +55,7 @@ RULES: Sequence[Rule] = (
     Rule("baseline-v2-input-initializer",
          frozenset({"error", "results-keys", "checkpoints",
                     "checkpoint_state", "event_tag_missing", "eval_result",
-                    "layout"}),
+                    "layout", "export_missing"}),
          lambda s, d: (s.model == "canned_baseline"
                        and s.optimizer_family == "keras"
                        and s.input_fn in ("dataset", "from_generator")

@@ -22,13 +22,18 @@ looks at what the returned tensors depend on:
   `NeedsGraphEngine`, raised while the call is being set up.
 """
 
+import collections
 import dataclasses
-from typing import Any, Callable, List, Optional, Set
+import hashlib
+import threading
+import uuid
+from typing import Any, Callable, List, Optional, Set, Tuple
 
 import numpy as np
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.data.ops import dataset_ops
+from tensorflow.python.framework import op_def_registry
 from tensorflow.python.training import training_util
 
 from estimator_compat.engines.function import op_seeds
@@ -289,6 +294,84 @@ def check_dataset(input_graph: InputGraph, where: str) -> None:
           f"has no TF1 Session to do that. {GRAPH_ENGINE_FIX}")
 
 
+# Functions that import an input_fn's Dataset, by the subgraph they import
+# (its serialized GraphDef's digest). A later call whose input_fn built the
+# very same subgraph (constants, seeds and all) reuses the function, which
+# builds a fresh Dataset on each call: what importing again would give,
+# without the import (a quarter of a small predict() call's time). Only
+# subgraphs without kept state are reused (`_reusable`): a stateful kernel
+# (a seeded random op in a map function, a lookup table, a variable) keeps
+# its state between calls of one function, where the Estimator started
+# each call from a new graph. Subgraphs with py_func or from_generator never
+# match: their registration tokens differ per build.
+_IMPORTED: "collections.OrderedDict[bytes, Tuple[tf.Graph, Any]]" = (
+    collections.OrderedDict())
+_IMPORTED_MAX = 8
+_IMPORTED_LOCK = threading.Lock()
+
+
+def _after_initializers(graph: tf.Graph, init_ops: List[Any]) -> None:
+  """Makes every imported op that reads what `init_ops` set up run after it.
+
+  A Session ran the Scaffold's initializers before the first step; in one
+  function call nothing orders a table lookup that feeds the Dataset (e.g.
+  `Dataset.from_tensors(table.lookup(...))`) after the table's initializer.
+  Each op outside the initializers' own inputs gets them as control inputs.
+  """
+  if not init_ops:
+    return
+  before = set()
+  stack = list(init_ops)
+  while stack:
+    op = stack.pop()
+    if op in before:
+      continue
+    before.add(op)
+    stack.extend(t.op for t in op.inputs)
+    stack.extend(op.control_inputs)
+  for op in graph.get_operations():
+    if op not in before:
+      op._add_control_inputs(init_ops)  # pylint: disable=protected-access
+
+
+_TABLE_OPS = ("HashTable", "HashTableV2", "MutableHashTable",
+              "MutableHashTableV2", "MutableHashTableOfTensors",
+              "MutableHashTableOfTensorsV2", "MutableDenseHashTable",
+              "MutableDenseHashTableV2")
+
+
+def _own_tables(graph_def: Any) -> None:
+  """Gives the lookup tables of `graph_def` shared names of this import.
+
+  In one eager context a table is found by its shared name (or node name):
+  a later call would find this call's table, initialized from its vocabulary
+  file as it was then. Under the Estimator each call had a Session, so
+  tables, of its own (as tables.py does for a model_fn's tables).
+  """
+  suffix = f"_estimator_compat_{uuid.uuid4().hex}"
+  for node in graph_def.node:
+    if node.op in _TABLE_OPS:
+      shared = node.attr["shared_name"].s.decode() or node.name
+      node.attr["shared_name"].s = (shared + suffix).encode()
+      node.attr["use_node_name_sharing"].b = False
+
+
+def _reusable(graph_def: Any) -> bool:
+  """True if no op of `graph_def` (or its functions) keeps kernel state.
+
+  Dataset ops are stateful by their op definition, but their state lives in
+  the Dataset and its iterators, which each call of the function makes anew.
+  """
+  nodes = list(graph_def.node)
+  for function in graph_def.library.function:
+    nodes.extend(function.node_def)
+  for node in nodes:
+    op_def = op_def_registry.get(node.op)
+    if op_def is None or (op_def.is_stateful and "Dataset" not in node.op):
+      return False
+  return True
+
+
 def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
   """The Dataset input_fn built in the graph, as an eager Dataset.
 
@@ -304,14 +387,30 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
   init_names = [op.name for op in input_graph.init_ops]
   graph_def = tf.compat.v1.graph_util.extract_sub_graph(
       input_graph.graph.as_graph_def(), [variant.op.name] + init_names)
+  _own_tables(graph_def)
+  key = hashlib.sha256(
+      graph_def.SerializeToString(deterministic=True) +
+      repr([variant.name] + init_names).encode()).digest() if (
+          _reusable(graph_def)) else None
+  with _IMPORTED_LOCK:
+    kept = _IMPORTED.get(key) if key else None
+    if kept is not None:
+      _IMPORTED.move_to_end(key)
+  if kept is None:
 
-  def imported():
-    elements = tf.compat.v1.import_graph_def(
-        graph_def, name="", return_elements=[variant.name] + init_names)
-    with tf.control_dependencies(elements[1:]):
-      return tf.identity(elements[0])
+    def imported():
+      elements = tf.compat.v1.import_graph_def(
+          graph_def, name="", return_elements=[variant.name] + init_names)
+      _after_initializers(tf.compat.v1.get_default_graph(), elements[1:])
+      with tf.control_dependencies(elements[1:]):
+        return tf.identity(elements[0])
 
-  function = tf.compat.v1.wrap_function(imported, [])
-  eager = dataset_ops._VariantDataset(function(), dataset.element_spec)  # pylint: disable=protected-access
-  eager._estimator_compat_keep = (input_graph.graph, function)  # pylint: disable=protected-access
+    kept = (input_graph.graph, tf.compat.v1.wrap_function(imported, []))
+    if key:
+      with _IMPORTED_LOCK:
+        _IMPORTED[key] = kept
+        while len(_IMPORTED) > _IMPORTED_MAX:
+          _IMPORTED.popitem(last=False)
+  eager = dataset_ops._VariantDataset(kept[1](), dataset.element_spec)  # pylint: disable=protected-access
+  eager._estimator_compat_keep = (input_graph.graph, kept)  # pylint: disable=protected-access
   return eager

@@ -1,0 +1,87 @@
+"""An input_fn's Dataset import is reused only where nothing keeps state.
+
+The function engine imports the Dataset an input_fn built (in a graph, as
+the Estimator built it) into a function. A later call whose input_fn built
+the same subgraph reuses that function; a subgraph with a stateful kernel
+(a seeded random op in a map function, a lookup table) is imported anew,
+since the Estimator started every call from a new graph.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_compat as tfe
+from estimator_compat.engines.function import graph_input
+
+
+def _model_fn(features, labels, mode):
+  del labels
+  w = tf.compat.v1.get_variable("w", [], initializer=tf.ones_initializer())
+  return tfe.EstimatorSpec(mode, predictions={"x": features["x"] * w})
+
+
+def _predict(tmp_path, input_fn):
+  estimator = tfe.Estimator(_model_fn, str(tmp_path))
+  return np.concatenate([p["x"] for p in estimator.predict(
+      input_fn, yield_single_examples=False)])
+
+
+@pytest.fixture
+def imports(monkeypatch):
+  """Counts the imports (wrap_function calls) of input Datasets."""
+  monkeypatch.setattr(graph_input, "_IMPORTED", type(graph_input._IMPORTED)())  # pylint: disable=protected-access
+  calls = []
+  wrap = tf.compat.v1.wrap_function
+
+  def counted(*args, **kwargs):
+    calls.append(1)
+    return wrap(*args, **kwargs)
+
+  monkeypatch.setattr(tf.compat.v1, "wrap_function", counted)
+  return calls
+
+
+def test_the_same_dataset_is_imported_once(tmp_path, imports):
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        {"x": np.arange(6, dtype=np.float32)}).shuffle(6, seed=1).batch(4)
+
+  first = _predict(tmp_path, input_fn)
+  second = _predict(tmp_path, input_fn)
+  assert len(imports) == 1
+  np.testing.assert_array_equal(first, second)
+  assert sorted(first) == list(range(6))
+
+
+def test_a_seeded_random_op_restarts_each_call(tmp_path, imports):
+  # Both builds give the same subgraph; reusing its function would continue
+  # RandomUniform's stream, which lives in the function's kernel.
+  def input_fn():
+    return tf.data.Dataset.from_tensors(
+        {"x": tf.random.uniform([4], seed=3)})
+
+  first = _predict(tmp_path, input_fn)
+  second = _predict(tmp_path, input_fn)
+  assert len(imports) == 2
+  np.testing.assert_array_equal(first, second)
+  assert len(set(first.tolist())) == 4
+
+
+def test_a_vocabulary_file_is_read_again_each_call(tmp_path, imports):
+  vocab = tmp_path / "vocab.txt"
+
+  def input_fn():
+    table = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        str(vocab), tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64,
+        tf.lookup.TextFileIndex.LINE_NUMBER), -1)
+    words = tf.constant(["a", "b", "c"])
+    return tf.data.Dataset.from_tensors(
+        {"x": tf.cast(table.lookup(words), tf.float32)})
+
+  vocab.write_text("a\nb\nc\n")
+  first = _predict(tmp_path / "model", input_fn)
+  vocab.write_text("c\nb\na\n")
+  second = _predict(tmp_path / "model", input_fn)
+  assert first.tolist() == [0, 1, 2]
+  assert second.tolist() == [2, 1, 0]
