@@ -5,7 +5,9 @@ mode's batch size (`train_batch_size`, `eval_batch_size`,
 `predict_batch_size`) for both input_fn and model_fn (none when
 exporting), `params['use_tpu']` is False for model_fn, a TPUEstimatorSpec
 becomes an EstimatorSpec, and an ExamplesPerSecondHook replaces the
-Estimator's step counter. estimator_compat does not drive TPUs.
+Estimator's step counter. estimator_compat does not drive TPUs: with
+`use_tpu=True` the estimator is built and exports, and its calls on the TPU
+fail after the real one's checks (on_tpu.py).
 """
 
 import copy
@@ -135,11 +137,12 @@ def _log_cadence(config: tpu_config_lib.RunConfig):
 
 
 class TPUEstimator(Estimator):
-  """The real TPUEstimator's constructor, run with `use_tpu=False`.
+  """The real TPUEstimator's constructor; it runs with `use_tpu=False`.
 
   See the module docstring. Arguments that describe TPU hardware
-  (`batch_axis`, `eval_on_tpu`, `export_saved_model_api_version`) are
-  accepted and have nothing to do on CPU/GPU. An `embedding_config_spec`
+  (`batch_axis`, `export_saved_model_api_version`) are accepted and have
+  nothing to do on CPU/GPU; `eval_on_tpu=False` lets a `use_tpu=True`
+  estimator evaluate on CPU/GPU, as the real one did. An `embedding_config_spec`
   is checked and then, as TF 2.15 did without a TPU, not used: its TPU
   embedding columns are ordinary embedding columns in model_fn, trained by
   the model's optimizer.
@@ -165,7 +168,8 @@ class TPUEstimator(Estimator):
     """Builds the TPUEstimator.
 
     Raises:
-      ValueError: `use_tpu=True`, no `tpu.RunConfig`, reserved keys in
+      ValueError / TypeError: the real one's `use_tpu=True` checks (batch
+        sizes, model parallelism), no `tpu.RunConfig`, reserved keys in
         params, an embedding_config_spec with 'mod' partitioning, or
         model_fn without `params`.
     """
