@@ -132,11 +132,11 @@ def test_committed_lists_are_consistent():
   assert len(conformance.counted_tests(dist_files)) == 11
   assert len([f for f in files if f in tpu_files]) == 63
   assert len(conformance.counted_tests(tpu_files)) == 26
-  # The canned/v1 files under TF1 behaviour: 666 pass on TF 2.15, 477
+  # The canned/v1 files under TF1 behaviour: 666 pass on TF 2.15, 467
   # counted (those building the private canned.head and the like excluded).
   v1_files = list(conformance.CANNED_V1_FILES)
   assert len([f for f in files if f in v1_files]) == 666
-  assert len(conformance.counted_tests(v1_files)) == 477
+  assert len(conformance.counted_tests(v1_files)) == 467
   assert set(exclusions) <= set(reference)
   assert all(reason for reason in exclusions.values())
   assert {t.split("::")[0] for t in reference} == set(conformance.TEST_FILES)
