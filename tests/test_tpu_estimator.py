@@ -102,6 +102,10 @@ def test_use_tpu_true_builds_and_refuses_each_call_on_the_tpu(tmp_path):
   with pytest.raises(TypeError, match="train_batch_size must be int"):
     tpu.TPUEstimator(model_fn=_model_fn, train_batch_size=1.0,
                      config=tpu.RunConfig(model_dir=str(tmp_path / "n")))
+  # eval_on_tpu=False: the real one evaluated on CPU/GPU; so does this.
+  on_cpu = _estimator(tmp_path / "e", use_tpu=True, eval_on_tpu=False)
+  metrics = on_cpu.evaluate(_input_fn, steps=1)
+  assert metrics["global_step"] == 0 and 0.0 <= metrics["accuracy"] <= 1.0
   without_eval_size = tpu.TPUEstimator(
       model_fn=_model_fn, train_batch_size=8,
       config=tpu.RunConfig(model_dir=str(tmp_path / "n")))
