@@ -36,6 +36,21 @@ from estimator_compat.model_fn_call import (ModelSetup, bound_model_fn,
 from estimator_compat.run_config import RunConfig, default_session_config
 
 
+def check_train_steps(steps: Optional[float],
+                      max_steps: Optional[float]) -> None:
+  """train()'s checks of steps and max_steps, worded as the Estimator's.
+
+  Raises:
+    ValueError: both set, or one not > 0.
+  """
+  if steps is not None and max_steps is not None:
+    raise ValueError(
+        "Can not provide both steps and max_steps. Fix: steps counts from "
+        "the restored step, max_steps is absolute; pick one.")
+  _check_positive("steps", steps)
+  _check_positive("max_steps", max_steps)
+
+
 def _check_positive(name: str, value: Optional[float]) -> None:
   """Refuses what the Estimator refused: a `steps`/`max_steps` not > 0.
 
@@ -187,12 +202,7 @@ class Estimator:
     Raises:
       ValueError: both steps and max_steps, or a non-positive one.
     """
-    if steps is not None and max_steps is not None:
-      raise ValueError(
-          "Can not provide both steps and max_steps. Fix: steps counts from "
-          "the restored step, max_steps is absolute; pick one.")
-    _check_positive("steps", steps)
-    _check_positive("max_steps", max_steps)
+    check_train_steps(steps, max_steps)
     hooks = front_checks.check_hooks(hooks)
     saving_listeners = front_checks.check_saving_listeners(saving_listeners)
     if self._serve_or_refuse_in_cluster():
@@ -253,9 +263,16 @@ class Estimator:
     its process ends, so that serving tasks exit.
 
     Raises:
-      ValueError: train() on an evaluator task.
+      ValueError: train() on an evaluator task, or with a strategy and a
+        TF_CONFIG cluster that names no task.
     """
     config = self._config
+    if getattr(config, "_task_missing", False):
+      raise ValueError(
+          "Only `STANDALONE_CLIENT` mode is supported when you call "
+          "`estimator.train`. Fix: TF_CONFIG names a cluster but no task: set "
+          '"task": {"type": "chief", "index": 0} (or this process\'s task), '
+          "or unset TF_CONFIG to train on this machine.")
     if not config.is_distributed and config.task_type != "evaluator":
       return False
     if config.task_type == "evaluator":

@@ -110,6 +110,51 @@ _CHECKS = (
 )
 
 
+def _adopt_experimental_distribute(config: "RunConfig") -> None:
+  """experimental_distribute's strategies as train/eval_distribute.
+
+  As the Estimator did: DistributeConfig(train_distribute=...,
+  eval_distribute=...) sets the RunConfig's fields of those names.
+
+  Raises:
+    ValueError: a strategy is set both ways (the Estimator's wording first).
+  """
+  # pylint: disable=protected-access
+  distribute = config._experimental_distribute
+  for name in ("train_distribute", "eval_distribute"):
+    strategy = getattr(distribute, name, None)
+    if not strategy:
+      continue
+    if getattr(config, "_" + name):
+      raise ValueError(
+          f"Either `{name}` or`experimental_distribute.{name}` can be set. "
+          f"Fix: pass the strategy once, as RunConfig({name}=...).")
+    setattr(config, "_" + name, strategy)
+
+
+def _cluster_info(tf_config: Any, train_distribute: Any) -> ClusterInfo:
+  """TF_CONFIG's cluster and task as the Estimator's RunConfig read them.
+
+  With train_distribute set (not a TPUStrategy), a cluster without a master
+  job and no task, the Estimator's RunConfig kept the cluster with the local
+  values (worker 0, chief) and refused train() later; so does this
+  (`task_missing`) instead of refusing the RunConfig.
+  """
+  cluster = tf_config.get("cluster")
+  task = tf_config.get("task") or {}
+  if (train_distribute is None or
+      type(train_distribute).__name__.startswith("TPUStrategy") or
+      not isinstance(cluster, dict) or not cluster or
+      TaskType.MASTER in cluster or not isinstance(task, dict) or
+      task.get("type")):
+    return ClusterInfo(tf_config)
+  info = ClusterInfo({k: v for k, v in tf_config.items()
+                      if k not in ("cluster", "task")})
+  info.cluster_spec = tf.train.ClusterSpec(cluster)
+  info.task_missing = True
+  return info
+
+
 def _validate(config: "RunConfig") -> None:
   """The Estimator's checks of the legacy fields, then ours."""
   for name, check, message, fix in _CHECKS:
@@ -266,8 +311,10 @@ class RunConfig:
     self._max_shards = max_shards
     self._jit_compile = jit_compile
     self._save_on_preemption = save_on_preemption
+    _adopt_experimental_distribute(self)
     _validate(self)
-    cluster = ClusterInfo(tf_config)
+    cluster = _cluster_info(tf_config, self._train_distribute)
+    self._task_missing = getattr(cluster, "task_missing", False)
     for name in _CLUSTER_FIELDS:
       setattr(self, "_" + name, getattr(cluster, name))
     self._has_cluster = cluster.has_cluster

@@ -109,7 +109,7 @@ def test_committed_lists_are_consistent():
   # rnn_test 31, the SDCA files 17 + 29 + 3, kmeans_test 37 on TF 2.15.
   assert len([f for f in files if f in issue24_files]) == 117
   assert len([f for f in files
-              if not f.startswith(("head/", "canned/"))]) == 620
+              if not f.startswith(("head/", "canned/"))]) == 699
   # Issue 24's small public-API files: exporter 11, extenders 6, numpy_io 24
   # and pandas_io 16 (TF1 behaviour), parsing_utils 36, the session-run
   # hooks 73, keras_premade_model 3, object_checkpointing 2.
@@ -121,13 +121,29 @@ def test_committed_lists_are_consistent():
   assert len(small_files) == 8
   assert len([f for f in files if f in small_files]) == 171
   assert len(conformance.counted_tests(small_files)) == 164
+  # Issue 24's distribution files (keras_distribute_strategy 5, the
+  # integration test 5, the training test 6) and the TPU files that pass
+  # without a TPU (63 on TF 2.15, tpu_config_test aside).
+  dist_files = [f for f in conformance.TEST_FILES if "distribute" in f]
+  tpu_files = [f for f in conformance.TEST_FILES if f.startswith("tpu/")
+               and f != "tpu/tpu_config_test.py"]
+  assert (len(dist_files), len(tpu_files)) == (3, 6)
+  assert len([f for f in files if f in dist_files]) == 16
+  assert len(conformance.counted_tests(dist_files)) == 11
+  assert len([f for f in files if f in tpu_files]) == 63
+  assert len(conformance.counted_tests(tpu_files)) == 26
+  # The canned/v1 files under TF1 behaviour: 666 pass on TF 2.15, 451
+  # counted (those building the private canned.head and the like excluded).
+  v1_files = list(conformance.CANNED_V1_FILES)
+  assert len([f for f in files if f in v1_files]) == 666
+  assert len(conformance.counted_tests(v1_files)) == 451
   assert set(exclusions) <= set(reference)
   assert all(reason for reason in exclusions.values())
   assert {t.split("::")[0] for t in reference} == set(conformance.TEST_FILES)
   head_files = [f for f in conformance.TEST_FILES if f.startswith("head/")]
   core_files = [f for f in conformance.TEST_FILES
                 if not f.startswith(("head/", "canned/"))]
-  assert len(conformance.counted_tests(core_files)) == 480
+  assert len(conformance.counted_tests(core_files)) == 517
   assert len(conformance.counted_tests(head_files)) == 112
   assert len(conformance.counted_tests(linear_files)) == 142
   assert len(conformance.counted_tests(dnn_files)) == 184
@@ -138,7 +154,7 @@ def test_testcase_helpers_are_counted_in_no_file():
   counted = conformance.counted_tests(list(conformance.TEST_FILES))
   reference = conformance.read_id_file(conformance.REFERENCE_FILE)
   helpers = [t for t in reference if t.endswith("::test_session")]
-  assert len(helpers) == 83  # The rule has something to leave out.
+  assert len(helpers) == 191  # The rule has something to leave out.
   assert [t for t in counted if t.endswith("::test_session")] == []
   # Only the method itself: test_session_master_* are tests of the file.
   assert ("run_config_test.py::RunConfigDistributedSettingTest::"
@@ -201,3 +217,71 @@ def test_a_directory_that_is_not_a_checkout_is_refused_with_the_fix(tmp_path):
     conformance.check_checkout(str(tmp_path))
   assert "is not a tensorflow/estimator checkout" in str(raised.value)
   assert "git -C estimator checkout v2.15.0" in str(raised.value)
+
+
+_TF1_AND_FLAGS_TEST = """
+    from absl import flags
+    import tensorflow as tf
+
+    flags.DEFINE_string("conformance_fake_flag", "default", "")
+
+    def test_reads_an_absl_flag_and_runs_in_tf1_mode():
+      # tf.distribute's combinations read absl flags under pytest.
+      assert flags.FLAGS.conformance_fake_flag == "default"
+      # canned/v1 files run under TF1 behaviour (their classes skip in TF2).
+      assert not tf.compat.v1.executing_eagerly()
+"""
+
+
+def test_canned_v1_files_run_in_tf1_mode_with_absl_flags_parsed(tmp_path):
+  work, out = tmp_path / "work", tmp_path / "out"
+  (work / "canned" / "v1").mkdir(parents=True)
+  out.mkdir()
+  name = conformance.CANNED_V1_FILES[0]  # Run under TF1 behaviour.
+  (work / name).write_text(textwrap.dedent(_TF1_AND_FLAGS_TEST))
+  env = dict(os.environ, PYTHONPATH=TOOLS, TF_CPP_MIN_LOG_LEVEL="3",
+             CUDA_VISIBLE_DEVICES="")
+  env.pop("CONFORMANCE_INSTALL", None)
+
+  results = conformance.run_file(sys.executable, str(work), name, env, None,
+                                 120.0, str(out), "reference")
+
+  test_id = f"{name}::test_reads_an_absl_flag_and_runs_in_tf1_mode"
+  assert results[test_id]["outcome"] == "passed", results[test_id]["error"]
+
+
+_COLLECTION_ERROR_TESTS = """
+    import unittest
+
+    class ReadsAMissingNameInInit(unittest.TestCase):
+
+      def __init__(self, methodName="runTest"):
+        unittest.TestCase.__init__(self, methodName)
+        raise AttributeError("a private name")
+
+      def test_never_runs(self):
+        pass
+
+    class Fine(unittest.TestCase):
+
+      def test_passes(self):
+        pass
+"""
+
+
+def test_a_class_that_fails_to_collect_leaves_the_others_running(tmp_path):
+  work, out = tmp_path / "work", tmp_path / "out"
+  work.mkdir()
+  out.mkdir()
+  (work / "fake_test.py").write_text(textwrap.dedent(_COLLECTION_ERROR_TESTS))
+  env = dict(os.environ, PYTHONPATH=TOOLS)
+  env.pop("CONFORMANCE_INSTALL", None)
+  only = {"fake_test.py::Fine::test_passes",
+          "fake_test.py::ReadsAMissingNameInInit::test_never_runs"}
+
+  results = conformance.run_file(sys.executable, str(work), "fake_test.py",
+                                 env, only, 60.0, str(out), "engine")
+
+  assert results["fake_test.py::Fine::test_passes"]["outcome"] == "passed"
+  assert results["fake_test.py::ReadsAMissingNameInInit::test_never_runs"][
+      "outcome"] == "not run"

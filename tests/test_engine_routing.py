@@ -269,3 +269,23 @@ def test_tf1_mode_multi_worker_program_trains_as_the_estimator(tmp_path):
     assert {"model.ckpt-0.index", "model.ckpt-2.index", "model.ckpt-4.index",
             "tmp_worker_0"} <= set(out["files"])
   assert "on the graph engine" in outputs[0][1]
+
+
+def test_a_strategy_call_under_a_users_graph_reruns_on_the_graph_engine(
+    tmp_path):
+  # Under `with tf.Graph().as_default()` (TF1 graph mode, as tf.distribute's
+  # test combinations run mode="graph") a call that needs the graph engine
+  # and sets train_distribute runs there, as the Estimator ran it in a TF1
+  # graph; the graph engine refuses strategies only with eager execution on.
+  strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+  est = sm.estimator(tmp_path, "init_fn", train_distribute=strategy)
+  with tf.Graph().as_default():
+    est.train(sm.input_fn, steps=2)
+  assert est.get_variable_value("w") == 3.0
+  assert est.get_variable_value("global_step") == 2
+  # Outside a graph the graph engine still refuses it, naming both causes.
+  with pytest.raises(UnsupportedOnFunctionEngine,
+                     match=r"Scaffold.init_fn.*strategy \(train_distribute\) "
+                     r"only in TF1 mode"):
+    sm.estimator(tmp_path / "eager", "init_fn",
+                 train_distribute=strategy).train(sm.input_fn, steps=2)

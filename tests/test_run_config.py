@@ -308,3 +308,49 @@ def test_estimator_fills_in_the_default_session_config(tmp_path):
   est = tfe.Estimator(model_fn, model_dir=str(tmp_path),
                       config=tfe.RunConfig(session_config=mine))
   assert est.config.session_config.log_device_placement
+
+
+def test_experimental_distribute_sets_the_strategies_once():
+  # As the Estimator: DistributeConfig's strategies become train_distribute /
+  # eval_distribute, and setting one both ways is refused.
+  from tensorflow.python.distribute.distribute_config import DistributeConfig  # pylint: disable=g-import-not-at-top,g-direct-tensorflow-import
+  strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+  config = tfe.RunConfig(experimental_distribute=DistributeConfig(
+      train_distribute=strategy, eval_distribute=strategy))
+  assert config.train_distribute is strategy
+  assert config.eval_distribute is strategy
+  for name in ("train_distribute", "eval_distribute"):
+    with pytest.raises(ValueError, match=(
+        rf"Either `{name}` or`experimental_distribute.{name}` can be set. "
+        rf"Fix: pass the strategy once")):
+      tfe.RunConfig(**{name: strategy}, experimental_distribute=(
+          DistributeConfig(**{name: strategy})))
+
+
+def test_a_strategy_with_a_taskless_cluster_is_refused_at_train(
+    monkeypatch, tmp_path):
+  # The Estimator's RunConfig kept such a cluster with the local values and
+  # its train() refused it; without a strategy the RunConfig refuses it.
+  monkeypatch.setenv("TF_CONFIG", json.dumps(
+      {"cluster": {"chief": ["localhost:2222"]}}))
+  with pytest.raises(ValueError, match="task type must be set"):
+    tfe.RunConfig()
+  config = tfe.RunConfig(model_dir=str(tmp_path / "model"),
+                         train_distribute=tf.distribute.OneDeviceStrategy(
+                             "/cpu:0"))
+  assert (config.task_type, config.task_id, config.is_chief) == (
+      "worker", 0, True)
+  assert config.cluster_spec.as_dict() == {"chief": ["localhost:2222"]}
+
+  def model_fn(features, labels, mode):
+    del features, labels
+    return tfe.EstimatorSpec(mode, loss=tf.constant(0.0),
+                             train_op=tf.no_op())
+
+  est = tfe.Estimator(model_fn, config=config)
+  with pytest.raises(ValueError, match=(
+      r"Only `STANDALONE_CLIENT` mode is supported when you call "
+      r"`estimator.train`. Fix: TF_CONFIG names a cluster but no task")):
+    est.train(lambda: ({"x": tf.constant([1.0])}, None), steps=1)
+  assert not (tmp_path / "model").exists() or not list(
+      (tmp_path / "model").iterdir())

@@ -80,9 +80,77 @@ def _tags(directory):
   return tags
 
 
-def test_use_tpu_true_fails_at_construction_naming_use_tpu_false(tmp_path):
+def test_use_tpu_true_builds_and_refuses_each_call_on_the_tpu(tmp_path):
+  # As the real TPUEstimator without a TPU: built (its TPU argument checks
+  # made), and each call that needs the TPU fails after the checks it made
+  # first; here the failure names use_tpu=False, before anything is written.
+  est = _estimator(tmp_path / "m", use_tpu=True)
+  with pytest.raises(TypeError, match="Train steps must be int"):
+    est.train(_input_fn, steps=1.5)
+  with pytest.raises(ValueError, match="Must specify steps > 0"):
+    est.train(_input_fn, steps=-1)
   with pytest.raises(ValueError, match="use_tpu=False"):
-    _estimator(tmp_path / "m", use_tpu=True)
+    est.train(_input_fn, steps=1)
+  with pytest.raises(ValueError, match="use_tpu=False"):
+    est.evaluate(_input_fn, steps=1)
+  with pytest.raises(ValueError, match="use_tpu=False"):
+    next(est.predict(_input_fn))
+  assert not os.path.exists(tmp_path / "m")
+  with pytest.raises(ValueError, match="`train_batch_size` cannot be `None`"):
+    tpu.TPUEstimator(model_fn=_model_fn, config=tpu.RunConfig(
+        model_dir=str(tmp_path / "n")))
+  with pytest.raises(TypeError, match="train_batch_size must be int"):
+    tpu.TPUEstimator(model_fn=_model_fn, train_batch_size=1.0,
+                     config=tpu.RunConfig(model_dir=str(tmp_path / "n")))
+  # eval_on_tpu=False: the real one evaluated on CPU/GPU; so does this.
+  on_cpu = _estimator(tmp_path / "e", use_tpu=True, eval_on_tpu=False)
+  metrics = on_cpu.evaluate(_input_fn, steps=1)
+  assert metrics["global_step"] == 0 and 0.0 <= metrics["accuracy"] <= 1.0
+  without_eval_size = tpu.TPUEstimator(
+      model_fn=_model_fn, train_batch_size=8,
+      config=tpu.RunConfig(model_dir=str(tmp_path / "n")))
+  with pytest.raises(ValueError, match="eval_batch_size in TPUEstimator "
+                     "constructor cannot be `None`"):
+    without_eval_size.evaluate(_input_fn, steps=1)
+
+
+def test_use_tpu_true_makes_the_real_ones_graph_checks_first(tmp_path):
+  # As the real TPUEstimator building its TPU graph: the input's static
+  # shapes, model_fn's labels, the spec's chief hooks and predictions.
+  est = _estimator(tmp_path / "m", use_tpu=True)
+  with pytest.raises(ValueError, match="features to the model returned by "
+                     "input_fn must have static shape"):
+    est.train(lambda params: tf.data.Dataset.from_tensor_slices(
+        ({"x": X}, Y)).repeat().batch(params["batch_size"]), steps=1)
+
+  def without_labels(features, mode, params):
+    del features, mode, params
+
+  est = _estimator(tmp_path / "m", model_fn=without_labels, use_tpu=True)
+  with pytest.raises(ValueError, match="model_fn does not take labels, but "
+                     "input_fn returns labels"):
+    est.train(_input_fn, steps=1)
+
+  def with_chief_hooks(features, labels, mode, params):
+    spec = _model_fn(features, labels, mode, params).as_estimator_spec()
+    return spec._replace(training_chief_hooks=[
+        estimator_compat.SessionRunHook()])
+
+  est = _estimator(tmp_path / "m", model_fn=with_chief_hooks, use_tpu=True)
+  with pytest.raises(ValueError, match="training_chief_hooks returned by "
+                     "EstimatorSpec is not supported in TPUEstimator"):
+    est.train(_input_fn, steps=1)
+
+  def dynamic_predictions(features, labels, mode, params):
+    del labels, params
+    return tpu.TPUEstimatorSpec(mode, predictions={
+        "x": tf.compat.v1.placeholder(tf.float32, [None, 4]),
+        "y": features["x"]})
+
+  est = _estimator(tmp_path / "m", model_fn=dynamic_predictions, use_tpu=True)
+  with pytest.raises(ValueError, match=r"key \(x\) in TPUEstimatorSpec."
+                     "predictions has dynamic shape"):
+    next(est.predict(_input_fn))
   assert not os.path.exists(tmp_path / "m")
 
 
@@ -169,6 +237,9 @@ def test_every_config_field_is_accepted():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(iterations_per_loop=0), "iterations_per_loop"),
     (dict(iterations_per_loop="10x"), "iterations_per_loop"),
+    # Leading zeros are refused, as by the real TPUConfig.
+    (dict(iterations_per_loop="012"), "iterations_per_loop"),
+    (dict(iterations_per_loop="01s"), "iterations_per_loop"),
     (dict(num_cores_per_replica=3), "num_cores_per_replica"),
     (dict(eval_training_input_configuration=3),
      "eval_training_input_configuration"),

@@ -35,6 +35,20 @@ HARNESS_STUBS = (
     "tensorflow_estimator.python.estimator.canned.dnn",
     "tensorflow_estimator.python.estimator.canned.dnn_testing_utils",
     "tensorflow_estimator.python.estimator.canned.prediction_keys",
+    # TensorFlow's own half of the Estimator's distribute coordinator,
+    # removed from TF 2.21 (distribute_strategy_estimator_training_test
+    # imports it at module level; its tests calling it are excluded).
+    "tensorflow.python.distribute.estimator_training",
+    # The TF1 head module (its functions are all private: _regression_head
+    # and the like), imported at module level by the canned/v1 test files.
+    "tensorflow_estimator.python.estimator.canned.head",
+    # TPU test files' module-level imports: the real package's modules that
+    # no tf.estimator API name exports (their tests are excluded), and
+    # TensorFlow's tpu_embedding, removed from TF 2.21.
+    "tensorflow_estimator.python.estimator.tpu.iteration_count_estimator",
+    "tensorflow_estimator.python.estimator.tpu.error_handling",
+    "tensorflow_estimator.python.estimator.tpu._tpu_estimator_embedding",
+    "tensorflow.python.tpu.tpu_embedding",
 )
 
 
@@ -55,8 +69,24 @@ SUPPORT_MODULES = (
     "canned/dnn_testing_utils.py",
     "canned/linear_testing_utils.py",
     "hooks/fake_summary_writer.py",
+    "canned/v1/dnn_testing_utils_v1.py",
+    "canned/v1/linear_testing_utils_v1.py",
 )
 _BASE = "tensorflow_estimator.python.estimator"
+
+
+def _register_packages(name):
+  """Empty packages for `name` and its parents where none is imported."""
+  if name in sys.modules:
+    return
+  parent, _, child = name.rpartition(".")
+  if parent:
+    _register_packages(parent)
+  module = types.ModuleType(name)
+  module.__path__ = []
+  sys.modules[name] = module
+  if parent:
+    setattr(sys.modules[parent], child, module)
 
 
 def _load_support_modules():
@@ -66,6 +96,7 @@ def _load_support_modules():
     name = _BASE + "." + relative[:-3].replace("/", ".")
     if not os.path.exists(path) or name in sys.modules:
       continue
+    _register_packages(name.rpartition(".")[0])
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -82,9 +113,16 @@ def _install_estimator_compat():
   """install() and the harness stubs, before any test file is imported."""
   import estimator_compat  # pylint: disable=g-import-not-at-top
   estimator_compat.install()
-  # The helper modules first: a stub stands in only for one that fails.
+  # The stubs the helper modules import (canned.head) first, then the helper
+  # modules, then the rest: a stub stands in for a helper only if it fails.
+  helpers = {_BASE + "." + r[:-3].replace("/", ".") for r in SUPPORT_MODULES}
+  _register_stubs([n for n in HARNESS_STUBS if n not in helpers])
   _load_support_modules()
-  for name in HARNESS_STUBS:
+  _register_stubs(HARNESS_STUBS)
+
+
+def _register_stubs(names):
+  for name in names:
     if name in sys.modules:
       continue
     module = types.ModuleType(name)
@@ -205,6 +243,19 @@ class _Recorder:
     self._write({"end": True})
 
 
+def _parse_absl_flags():
+  """absl's flags parsed with the program name only, as tf.test.main would.
+
+  Test files that read absl flags (tf.distribute's test combinations read
+  FLAGS.tpu and the like) would otherwise parse sys.argv on first use and
+  reject pytest's own arguments (`Unknown command line flag 'p'`), on the
+  real Estimator as here.
+  """
+  from absl import flags  # pylint: disable=g-import-not-at-top
+  if not flags.FLAGS.is_parsed():
+    flags.FLAGS(sys.argv[:1])
+
+
 def _disable_v2_behavior():
   """TF1 behaviour for the whole process, as a TF1 program sets it first."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
@@ -212,6 +263,7 @@ def _disable_v2_behavior():
 
 
 def pytest_configure(config):
+  _parse_absl_flags()
   _register_benchmark_only_imports()
   if os.environ.get("CONFORMANCE_TF1") == "1":
     _disable_v2_behavior()

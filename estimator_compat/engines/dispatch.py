@@ -148,9 +148,11 @@ def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
   config = setup.config
   blocker = _graph_cannot_run(config, call)
   if blocker:
-    raise UnsupportedOnFunctionEngine(
+    refusal = UnsupportedOnFunctionEngine(
         f"{reason}; but {blocker}. Fix: drop one of the two (e.g. train on "
-        "one device).") from error
+        "one device).")
+    refusal.needs_graph_engine = error
+    raise refusal from error
   if config.jit_compile:
     raise UnsupportedOnFunctionEngine(
         f"{reason}; but RunConfig(jit_compile=True) needs the function "
@@ -176,6 +178,24 @@ def _graph_cannot_run(config, call: str) -> Optional[str]:
   return None
 
 
+def _move_to_graph_in_caller(setup: ModelSetup, call: str,
+                             refusal: UnsupportedOnFunctionEngine) -> None:
+  """Whether the graph engine runs, in the caller's TF1 graph, a call that
+  its fresh eager context refused; re-raises `refusal` if it cannot.
+
+  The fresh eager context refused a call the function engine cannot run
+  because of its strategy: the graph engine runs strategies only with eager
+  execution off. The caller's graph is TF1 graph mode, where the Estimator
+  ran such a call (and the graph engine builds its own graph there), so the
+  call runs on the graph engine in the caller's thread when nothing else
+  needs the function engine.
+  """
+  cause = getattr(refusal, "needs_graph_engine", None)
+  if cause is None or setup.config.engine_chosen:
+    raise refusal
+  _move_to_graph(setup, call, cause)
+
+
 def _escapes_graph(setup: ModelSetup, call: str) -> bool:
   """Whether this call leaves the TF1 graph it was made in (see above)."""
   if setup.config.engine_chosen and setup.config.engine == "graph":
@@ -193,7 +213,11 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   args = dict(setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
               max_steps=max_steps, saving_listeners=saving_listeners)
   if _escapes_graph(setup, "train"):
-    return _in_fresh_eager_context("train", lambda: train(**args))
+    try:
+      return _in_fresh_eager_context("train", lambda: train(**args))
+    except UnsupportedOnFunctionEngine as refusal:
+      _move_to_graph_in_caller(setup, "train", refusal)
+    return graph_engine.train(**args)
   engine = _first_engine(setup, "train")
   if engine is not None:
     try:
@@ -212,7 +236,11 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   args = dict(setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
               checkpoint_path=checkpoint_path)
   if _escapes_graph(setup, "evaluate"):
-    return _in_fresh_eager_context("evaluate", lambda: evaluate(**args))
+    try:
+      return _in_fresh_eager_context("evaluate", lambda: evaluate(**args))
+    except UnsupportedOnFunctionEngine as refusal:
+      _move_to_graph_in_caller(setup, "evaluate", refusal)
+    return graph_engine.evaluate(**args)
   engine = _first_engine(setup, "evaluate")
   if engine is not None:
     try:

@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from estimator_compat import run_config as run_config_lib
 
-_ITERATIONS = re.compile(r"^(\d+)([smh])?$")
+_ITERATIONS = re.compile(r"^([1-9]\d*)([smh])?$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
 
 
@@ -32,7 +32,8 @@ class IterationsPerLoop(NamedTuple):
 
 
 def parse_iterations_per_loop(value: Any) -> IterationsPerLoop:
-  """Parses `iterations_per_loop`: a positive int, or 'Ns' / 'Nm' / 'Nh'.
+  """Parses `iterations_per_loop`: a positive int, or 'Ns' / 'Nm' / 'Nh'
+  (no leading zeros, as the real TPUConfig).
 
   Raises:
     ValueError: anything else, in the real TPUConfig's words.

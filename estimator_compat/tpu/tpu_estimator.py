@@ -5,7 +5,9 @@ mode's batch size (`train_batch_size`, `eval_batch_size`,
 `predict_batch_size`) for both input_fn and model_fn (none when
 exporting), `params['use_tpu']` is False for model_fn, a TPUEstimatorSpec
 becomes an EstimatorSpec, and an ExamplesPerSecondHook replaces the
-Estimator's step counter. estimator_compat does not drive TPUs.
+Estimator's step counter. estimator_compat does not drive TPUs: with
+`use_tpu=True` the estimator is built and exports, and its calls on the TPU
+fail after the real one's checks (on_tpu.py).
 """
 
 import copy
@@ -15,9 +17,11 @@ import math
 from typing import Any, Callable, Dict, Optional
 
 from estimator_compat import tf_logging as logging
-from estimator_compat.estimator import Estimator
+from estimator_compat.estimator import Estimator, check_train_steps
 from estimator_compat.fn_args import call_with_declared_args, fn_args
 from estimator_compat.mode_keys import ModeKeys
+from estimator_compat.model_fn_call import check_model_fn
+from estimator_compat.tpu import on_tpu
 from estimator_compat.tpu import tpu_config as tpu_config_lib
 from estimator_compat.tpu.tpu_estimator_spec import (ExamplesPerSecondHook,
                                                      TPUEstimatorSpec)
@@ -31,22 +35,6 @@ RESERVED_PARAMS_KEYS = [BATCH_SIZE_KEY, CTX_KEY]
 class ExportSavedModelApiVersion(enum.Enum):
   V1 = 1
   V2 = 2
-
-
-def _no_tpu_error() -> ValueError:
-  return ValueError(
-      "TPUEstimator(use_tpu=True) runs the model on a TPU, and "
-      "estimator_compat runs TPUEstimator programs only on CPU/GPU (no TPU "
-      "is driven from here). Fix: pass use_tpu=False (e.g. --use_tpu=False) "
-      "to train, evaluate and predict on CPU/GPU as TPUEstimator did "
-      "without a TPU; for TPUs, migrate to tf.distribute.TPUStrategy.")
-
-
-def _needs_params_error(what: str, fn: Any) -> ValueError:
-  return ValueError(
-      f"{what} ({fn}) does not include params argument, required by "
-      "TPUEstimator to pass batch size as params['batch_size']. Fix: add "
-      f"`params` to the {what} signature.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +65,7 @@ class BatchSizeParams:
       ValueError: input_fn does not take `params`.
     """
     if "params" not in fn_args(input_fn):
-      raise _needs_params_error("input_fn", input_fn)
+      raise on_tpu.needs_params_error("input_fn", input_fn)
     return self._with_batch_size(params, mode)
 
   def for_model_fn(self, params: dict, mode: str, exporting: bool) -> dict:
@@ -149,11 +137,12 @@ def _log_cadence(config: tpu_config_lib.RunConfig):
 
 
 class TPUEstimator(Estimator):
-  """The real TPUEstimator's constructor, run with `use_tpu=False`.
+  """The real TPUEstimator's constructor; it runs with `use_tpu=False`.
 
   See the module docstring. Arguments that describe TPU hardware
-  (`batch_axis`, `eval_on_tpu`, `export_saved_model_api_version`) are
-  accepted and have nothing to do on CPU/GPU. An `embedding_config_spec`
+  (`batch_axis`, `export_saved_model_api_version`) are accepted and have
+  nothing to do on CPU/GPU; `eval_on_tpu=False` lets a `use_tpu=True`
+  estimator evaluate on CPU/GPU, as the real one did. An `embedding_config_spec`
   is checked and then, as TF 2.15 did without a TPU, not used: its TPU
   embedding columns are ordinary embedding columns in model_fn, trained by
   the model's optimizer.
@@ -179,11 +168,12 @@ class TPUEstimator(Estimator):
     """Builds the TPUEstimator.
 
     Raises:
-      ValueError: `use_tpu=True`, no `tpu.RunConfig`, reserved keys in
+      ValueError / TypeError: the real one's `use_tpu=True` checks (batch
+        sizes, model parallelism), no `tpu.RunConfig`, reserved keys in
         params, an embedding_config_spec with 'mod' partitioning, or
         model_fn without `params`.
     """
-    del batch_axis, eval_on_tpu  # TPU input sharding / placement.
+    del batch_axis  # TPU input sharding.
     if config is None or not isinstance(config, tpu_config_lib.RunConfig):
       raise ValueError(
           "`config` must be provided with type `tpu_config.RunConfig`. Fix: "
@@ -193,8 +183,10 @@ class TPUEstimator(Estimator):
           f"{RESERVED_PARAMS_KEYS} are reserved keys but existed in params "
           f"{params}. Fix: rename those keys; TPUEstimator sets them.")
     if use_tpu:
-      raise _no_tpu_error()
-    if (embedding_config_spec is not None and
+      on_tpu.check_constructor(config, train_batch_size, eval_batch_size,
+                               predict_batch_size, embedding_config_spec)
+    if not (use_tpu and eval_on_tpu) and (
+        embedding_config_spec is not None and
         embedding_config_spec.partition_strategy == "mod"):
       raise ValueError(
           "Mod sharding of embedding tables not supported on CPU. Fix: "
@@ -204,9 +196,10 @@ class TPUEstimator(Estimator):
       raise ValueError(
           "export_saved_model_api_version should be 1 or 2; got "
           f"{export_saved_model_api_version}.")
-    if model_fn is not None and callable(model_fn) and (
-        "params" not in fn_args(model_fn)):
-      raise _needs_params_error("model_fn", model_fn)
+    if callable(model_fn):
+      check_model_fn(model_fn, params)
+      if not use_tpu:
+        on_tpu.check_model_fn_params(model_fn)
     every_n_steps, every_n_secs = _log_cadence(config)
     batch_sizes = {ModeKeys.TRAIN: train_batch_size,
                    ModeKeys.EVAL: eval_batch_size,
@@ -222,3 +215,45 @@ class TPUEstimator(Estimator):
         self._setup, call_params=BatchSizeParams(
             batch_sizes=batch_sizes, export_to_cpu=export_to_cpu,
             export_to_tpu=export_to_tpu))
+    self._use_tpu = bool(use_tpu)
+    self._eval_on_tpu = bool(use_tpu and eval_on_tpu)
+    self._batch_sizes = batch_sizes
+    self._user_model_fn = model_fn
+
+  def train(self, input_fn, hooks=None, steps=None, max_steps=None,
+            saving_listeners=None):
+    """Estimator.train on CPU/GPU; with use_tpu=True, its checks, then the
+    refusal (estimator_compat drives no TPU)."""
+    if self._use_tpu:
+      check_train_steps(steps, max_steps)
+      on_tpu.check_train_call(steps, max_steps)
+      on_tpu.refuse(self._setup, input_fn, ModeKeys.TRAIN,
+                    self._user_model_fn)
+    return super().train(input_fn, hooks=hooks, steps=steps,
+                         max_steps=max_steps,
+                         saving_listeners=saving_listeners)
+
+  def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None,
+               name=None):
+    """Estimator.evaluate on CPU/GPU (also with use_tpu=True and
+    eval_on_tpu=False); on the TPU, its checks, then the refusal."""
+    if self._eval_on_tpu:
+      check_train_steps(steps, None)
+      on_tpu.check_evaluate_call(steps, self._batch_sizes[ModeKeys.EVAL])
+      on_tpu.refuse(self._setup, input_fn, ModeKeys.EVAL,
+                    self._user_model_fn)
+    return super().evaluate(input_fn, steps=steps, hooks=hooks,
+                            checkpoint_path=checkpoint_path, name=name)
+
+  def predict(self, input_fn, predict_keys=None, hooks=None,
+              checkpoint_path=None, yield_single_examples=True):
+    """Estimator.predict on CPU/GPU; with use_tpu=True, its checks, then the
+    refusal (at the first example, as the real one raised)."""
+    if self._use_tpu:
+      on_tpu.check_predict_call(self._batch_sizes[ModeKeys.PREDICT])
+      on_tpu.refuse(self._setup, input_fn, ModeKeys.PREDICT,
+                    self._user_model_fn)
+    yield from super().predict(
+        input_fn, predict_keys=predict_keys, hooks=hooks,
+        checkpoint_path=checkpoint_path,
+        yield_single_examples=yield_single_examples)
