@@ -10,10 +10,16 @@ from estimator_compat.checkpoint_reading import global_step_of
 from estimator_compat import checkpoint_files
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat.distribute import strategies
+from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines import graph_between
 from estimator_compat import tf_logging as logging
 from estimator_compat.estimator import Estimator
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
+
+
+# The end of the chief's eval events file name in a cluster (see
+# engines.graph.own_eval_events_file).
+CHIEF_EVAL_EVENTS_SUFFIX = ".chief"
 
 
 class Exporter(abc.ABC):
@@ -298,7 +304,9 @@ def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
   if not config.is_chief:
     return None, []
   evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
-  evaluator.evaluate_and_export()
+  # Beside an evaluator task that may evaluate this very checkpoint now.
+  with graph_engine.own_eval_events_file(CHIEF_EVAL_EVENTS_SUFFIX):
+    evaluator.evaluate_and_export()
   cluster_tasks.mark_done(estimator.model_dir)
   return evaluator.last_result, evaluator.export_results
 

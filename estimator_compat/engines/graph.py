@@ -7,6 +7,7 @@ TensorFlow 2.21 still ships it in tf.compat.v1.
 
 import contextlib
 import os
+import threading
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
@@ -247,19 +248,46 @@ def metric_ops(spec: EstimatorSpec, loss_weight=None):
   return values, tf.group(*updates)
 
 
+_eval_events = threading.local()  # .suffix: see own_eval_events_file.
+
+
+@contextlib.contextmanager
+def own_eval_events_file(suffix: str) -> Iterator[None]:
+  """While active, this thread's evaluations write an events file of its own.
+
+  An events file is named after the second and the host only. A cluster's
+  chief evaluates once after training (known difference
+  between-graph-chief-evaluates) while the evaluator task evaluates the
+  same checkpoint: on one host, within one second, both processes wrote
+  one file and corrupted it. The chief's evaluation ends its file name
+  with `suffix` instead.
+  """
+  previous = getattr(_eval_events, "suffix", None)
+  _eval_events.suffix = suffix
+  try:
+    yield
+  finally:
+    _eval_events.suffix = previous
+
+
 def write_eval_summary(eval_dir: str, results: Dict[str, Any],
                        global_step: int,
                        checkpoint_path: Optional[str] = None) -> None:
   """Writes the results (and the checkpoint's path) as the Estimator did."""
   # One cached writer per directory, as the Estimator: a new writer per call
   # could reuse (and overwrite) an events file name within the same second.
+  suffix = getattr(_eval_events, "suffix", None)
   with tf.Graph().as_default():
-    writer = _v1.summary.FileWriterCache.get(eval_dir)
+    writer = (_v1.summary.FileWriter(eval_dir, filename_suffix=suffix)
+              if suffix else _v1.summary.FileWriterCache.get(eval_dir))
   writer.add_summary(eval_summary.summary_of(results), global_step)
   if checkpoint_path:
     writer.add_summary(eval_summary.checkpoint_path_summary(checkpoint_path),
                        global_step)
-  writer.flush()
+  if suffix:
+    writer.close()
+  else:
+    writer.flush()
 
 
 def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
