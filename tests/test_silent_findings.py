@@ -17,14 +17,10 @@ _X = np.random.RandomState(0).normal(size=(40, 4)).astype(np.float32)
 _Y = (_X[:, 0] > 0).astype(np.int32)
 
 
-@pytest.fixture(params=["default", "graph", "function"])
-def engine(request, monkeypatch):
-  """The default engine (nothing set) and each forced engine."""
-  if request.param == "default":
-    monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  else:
-    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", request.param)
-  return request.param
+@pytest.fixture
+def engine(engine_name):
+  """The default engine (nothing set) and each forced engine (conftest)."""
+  return engine_name
 
 
 def _input_fn(epochs=None, batch=10):
