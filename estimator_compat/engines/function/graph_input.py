@@ -26,7 +26,6 @@ import collections
 import dataclasses
 import hashlib
 import threading
-import uuid
 from typing import Any, Callable, List, Optional, Set, Tuple
 
 import numpy as np
@@ -37,6 +36,7 @@ from tensorflow.python.framework import op_def_registry
 from tensorflow.python.training import training_util
 
 from estimator_compat.engines.function import op_seeds
+from estimator_compat.engines.function import tables
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.mode_keys import ModeKeys
@@ -348,7 +348,7 @@ def _own_tables(graph_def: Any) -> None:
   file as it was then. Under the Estimator each call had a Session, so
   tables, of its own (as tables.py does for a model_fn's tables).
   """
-  suffix = f"_estimator_compat_{uuid.uuid4().hex}"
+  suffix = tables.unique_suffix()
   for node in graph_def.node:
     if node.op in _TABLE_OPS:
       shared = node.attr["shared_name"].s.decode() or node.name

@@ -36,6 +36,11 @@ _lock = threading.Lock()
 _trace = threading.local()  # .suffix: the trace in progress on this thread.
 
 
+def unique_suffix() -> str:
+  """A shared-name suffix no other call's tables have."""
+  return f"_estimator_compat_{uuid.uuid4().hex}"
+
+
 def _own_name(maker: Callable[..., Any]) -> Callable[..., Any]:
   """`maker` with the trace's suffix on the shared name, while one traces."""
 
@@ -72,7 +77,7 @@ def own_names() -> Iterator[None]:
   """
   _install()
   previous = getattr(_trace, "suffix", None)
-  _trace.suffix = f"_estimator_compat_{uuid.uuid4().hex}"
+  _trace.suffix = unique_suffix()
   try:
     yield
   finally:
