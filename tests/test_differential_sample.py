@@ -1,7 +1,7 @@
 """A fixed sample of generated programs: the real Estimator vs here (slow).
 
-Runs SAMPLE_SEEDS through the differential sweep (tests/differential): each
-program on TF 2.15 + tensorflow-estimator ($ESTIMATOR_COMPAT_OLD_PYTHON,
+Runs sweep.CI_SAMPLE_SEEDS through the differential sweep
+(tests/differential): each program on TF 2.15 + tensorflow-estimator ($ESTIMATOR_COMPAT_OLD_PYTHON,
 made by tools/tf215_venv.sh, which tools/dev.sh test calls) and here from
 the same model.ckpt-0, and fails on any difference that
 docs/known_differences.md does not explain. Any seed range runs on demand:
@@ -16,22 +16,15 @@ from tests.differential import sweep
 
 pytestmark = pytest.mark.slow
 
-# 11 seeds that together use every value of every dimension; 90 is a
-# MirroredStrategy program (Keras layers and optimizer on 2 logical CPUs,
-# the per-replica slot copies of G9), about 75 s on a loaded 2-core
-# machine, 2-3x another seed. The 25 seeds 0, 40, ..., 960 took well
-# over 4 minutes on the shared 2-core machine (~17 s per program on TF
-# 2.15, ~40 s here) and missed two values.
-SAMPLE_SEEDS = [0, 3, 8, 12, 15, 29, 66, 90, 109, 490, 725]
-
 
 def test_sample_has_no_unexplained_difference(tmp_path):
   old_python = os.environ.get("ESTIMATOR_COMPAT_OLD_PYTHON")
   if not old_python or not os.path.exists(old_python):
     pytest.skip("ESTIMATOR_COMPAT_OLD_PYTHON is not set: create the TF 2.15 "
                 "venv with tools/tf215_venv.sh (tools/dev.sh test does)")
-  summary = sweep.sweep(SAMPLE_SEEDS, old_python, str(tmp_path), jobs=2)
-  assert summary["programs"] == len(SAMPLE_SEEDS)
+  summary = sweep.sweep(sweep.CI_SAMPLE_SEEDS, old_python, str(tmp_path),
+                        jobs=2)
+  assert summary["programs"] == len(sweep.CI_SAMPLE_SEEDS)
   assert not summary["unexplained_by_kind"], (
       sweep.format_summary(summary) + "\n"
       + (tmp_path / "differences.jsonl").read_text()[:6000])
