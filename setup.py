@@ -4,7 +4,7 @@ import os
 import setuptools
 from setuptools.command import build_py
 
-# ESTIMATOR_COMPAT_AUTO=1's hook (estimator_compat/auto.py) must sit in
+# ESTIMATOR_COMPAT_AUTO=1's hook (estimator_compat/api/auto.py) must sit in
 # site-packages itself, where Python runs .pth files at startup.
 _PTH_SOURCE = os.path.join("estimator_compat", "estimator_compat_auto.pth")
 _PTH_NAME = "estimator_compat_auto.pth"
@@ -54,7 +54,7 @@ setuptools.setup(
     install_requires=[
         # Any release 2.16-2.21, with the tf-keras of the same minor: each
         # tf-keras release requires its own TensorFlow minor, so pip resolves
-        # a matching pair; estimator_compat.tf_versions checks it at import.
+        # a matching pair; estimator_compat.api.tf_versions checks it at import.
         "tensorflow>=2.16,<2.22",
         "tf-keras>=2.16,<2.22",
         "tensorboard>=2.16,<2.22",
@@ -79,7 +79,7 @@ setuptools.setup(
     entry_points={
         "console_scripts": [
             "estimator-compat-train=estimator_compat.train:run",
-            "estimator-compat-run=estimator_compat.launcher:run",
+            "estimator-compat-run=estimator_compat.api.launcher:run",
             "estimator-compat-migration=migration.__main__:run",
         ],
     },

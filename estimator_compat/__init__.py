@@ -87,7 +87,7 @@ _PUBLIC = {
     "add_metrics": "estimator_compat.extenders",
     "classifier_parse_example_spec": "estimator_compat.head.parse_spec",
     "regressor_parse_example_spec": "estimator_compat.head.parse_spec",
-    "install": "estimator_compat.installer",
+    "install": "estimator_compat.api.installer",
     "adapters": "estimator_compat.adapters",
     "experimental": "estimator_compat.experimental",
     "export": "estimator_compat.export",
@@ -106,7 +106,7 @@ def __getattr__(name: str) -> Any:
         f"module 'estimator_compat' has no attribute {name!r}")
   # Once, with the first public name: it imports TensorFlow anyway, which
   # dwarfs reading two distributions' metadata.
-  importlib.import_module("estimator_compat.tf_versions").check_once()
+  importlib.import_module("estimator_compat.api.tf_versions").check_once()
   module_name, _, attribute = spec.partition(":")
   module = importlib.import_module(module_name)
   if attribute:
@@ -121,7 +121,7 @@ def __getattr__(name: str) -> Any:
 def load_ipython_extension(ipython: Any) -> None:
   """`%load_ext estimator_compat` in IPython or Jupyter: calls install()."""
   del ipython  # install() acts on the process, not on the shell.
-  importlib.import_module("estimator_compat.installer").install()
+  importlib.import_module("estimator_compat.api.installer").install()
 
 
 def __dir__() -> List[str]:

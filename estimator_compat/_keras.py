@@ -11,7 +11,7 @@ import importlib.util
 import os
 import sys
 
-from estimator_compat import tf_versions
+from estimator_compat.api import tf_versions
 
 _ENV = "TF_USE_LEGACY_KERAS"
 

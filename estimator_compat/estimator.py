@@ -14,24 +14,24 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 import tensorflow as tf
 
-from estimator_compat import checkpoint_files
-from estimator_compat import checkpoint_reading
-from estimator_compat import front_checks
+from estimator_compat.checkpoints import checkpoint_files
+from estimator_compat.checkpoints import checkpoint_reading
+from estimator_compat.front import front_checks
 from estimator_compat.distribute import cluster_tasks
-from estimator_compat import model_dir_lock
-from estimator_compat import preemption
-from estimator_compat import rotation_record
+from estimator_compat.front import model_dir_lock
+from estimator_compat.front import preemption
+from estimator_compat.checkpoints import rotation_record
 from estimator_compat.distribute import strategies
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat import warm_starting
-from estimator_compat import writable_dirs
+from estimator_compat.front import writable_dirs
 from estimator_compat.engines import dispatch
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.base import Engine
 from estimator_compat.export import saved_model_writer
 from estimator_compat.hooks import SessionRunHook
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import (ModelSetup, bound_model_fn,
+from estimator_compat.front.model_fn_call import (ModelSetup, bound_model_fn,
                                             check_model_fn)
 from estimator_compat.run_config import RunConfig, default_session_config
 

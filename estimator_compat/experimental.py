@@ -1,7 +1,7 @@
 """`tf.estimator.experimental`: early stopping, in-training evaluation and
 helpers (see experimental_names.OFFERED). Names load on first use."""
 
-from estimator_compat import experimental_names as _names
+from estimator_compat.api import experimental_names as _names
 
 __all__ = _names.namespace_dir()
 __getattr__ = _names.namespace_getattr(

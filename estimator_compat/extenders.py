@@ -3,7 +3,7 @@
 from typing import Any, Callable, Dict
 
 from estimator_compat import estimator as estimator_lib
-from estimator_compat import fn_args
+from estimator_compat.front import fn_args
 from estimator_compat import mode_keys
 
 _VALID_ARGS = frozenset(("features", "labels", "predictions", "config"))

@@ -9,8 +9,8 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 
 from estimator_compat.distribute import strategies
 from estimator_compat.engines import engine_chosen, resolve_engine_name
-from estimator_compat.fn_args import fn_args
-from estimator_compat.tf_config import (ClusterInfo, TaskType,
+from estimator_compat.front.fn_args import fn_args
+from estimator_compat.distribute.tf_config import (ClusterInfo, TaskType,
                                         tf_config_from_env)
 
 

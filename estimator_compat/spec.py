@@ -12,7 +12,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from estimator_compat import keras_metrics
+from estimator_compat.front import keras_metrics
 from estimator_compat.mode_keys import ModeKeys
 
 _SessionRunHook = tf.compat.v1.train.SessionRunHook

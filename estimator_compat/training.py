@@ -6,13 +6,13 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from estimator_compat.checkpoint_reading import global_step_of
-from estimator_compat import checkpoint_files
+from estimator_compat.checkpoints.checkpoint_reading import global_step_of
+from estimator_compat.checkpoints import checkpoint_files
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat.distribute import strategies
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines import graph_between
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.estimator import Estimator
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
 

@@ -30,7 +30,7 @@ V1_PUBLIC: Dict[str, str] = {
 V1_PUBLIC.update({
     "classifier_parse_example_spec":
         "estimator_compat.head.parse_spec:classifier_parse_example_spec_v1",
-    "experimental": "estimator_compat.experimental_v1:",
+    "experimental": "estimator_compat.api.experimental_v1:",
     "regressor_parse_example_spec":
         "estimator_compat.head.parse_spec:regressor_parse_example_spec_v1",
 })

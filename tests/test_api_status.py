@@ -4,10 +4,10 @@ what estimator_compat provides."""
 import pytest
 
 import estimator_compat
-from estimator_compat import api_status
-from estimator_compat import api_status_tf1
-from estimator_compat import api_status_tf215
-from estimator_compat import module_paths
+from estimator_compat.api import api_status
+from estimator_compat.api import api_status_tf1
+from estimator_compat.api import api_status_tf215
+from estimator_compat.api import module_paths
 from estimator_compat import v1 as estimator_v1
 
 V1, V2 = api_status.V1, api_status.V2
@@ -36,7 +36,7 @@ def test_every_public_name_has_a_registry_entry():
   missing = sorted(name for name in public if not _known(name))
   assert not missing, (
       f"{missing} have no entry in the API status registry. Fix: a name of "
-      "TF 2.15's Estimator is known from estimator_compat/api_status_tf215.py"
+      "TF 2.15's Estimator is known from estimator_compat/api/api_status_tf215.py"
       " (regenerate it with tools/estimator_api_names.py); a name of "
       "estimator_compat's own needs one line in api_status.EXTRAS.")
 

@@ -17,8 +17,8 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat import checkpoint_files
-from estimator_compat import replacing_saver
+from estimator_compat.checkpoints import checkpoint_files
+from estimator_compat.checkpoints import replacing_saver
 from tests import models
 
 

@@ -11,8 +11,8 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat import early_stopping
-from estimator_compat.early_stopping_hooks import (
+from estimator_compat.in_training import early_stopping
+from estimator_compat.in_training.early_stopping_hooks import (
     CheckForStoppingHook, StopOnPredicateHook, SummedVoteStoppingHook,
     get_or_create_stop_var)
 from tests import models

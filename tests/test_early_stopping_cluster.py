@@ -14,7 +14,7 @@ import sys
 import pytest
 import tensorflow as tf
 
-from estimator_compat import cluster
+from estimator_compat.distribute import cluster_tasks as cluster
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "tests", "cluster_early_stop_program.py")

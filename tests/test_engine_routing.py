@@ -17,7 +17,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat import cluster
+from estimator_compat.distribute import cluster_tasks as cluster
 from estimator_compat.engines import dispatch
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function.session import (

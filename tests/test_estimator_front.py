@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat.fn_args import fn_args
+from estimator_compat.front.fn_args import fn_args
 from tests import models
 
 

@@ -9,7 +9,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat import v1 as tfe_v1
-from estimator_compat.checkpoint_step_hook import StopAtCheckpointStepHook
+from estimator_compat.in_training.checkpoint_step_hook import StopAtCheckpointStepHook
 from tests import models
 
 # dir() of both namespaces in TF 2.15.1 + tensorflow-estimator 2.15.0.

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from estimator_compat import tf_versions
+from estimator_compat.api import tf_versions
 from estimator_compat.engines.function.session import NeedsGraphEngine
 from migration import golden_recorder
 from migration import program as program_lib

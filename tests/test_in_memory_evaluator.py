@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat import early_stopping
+from estimator_compat.in_training import early_stopping
 from tests import models
 
 

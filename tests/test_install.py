@@ -292,7 +292,7 @@ def test_importing_the_package_loads_tensorflow_only_when_used():
   first, second = result.stdout.splitlines()
   # (tf_versions: the supported range, no TensorFlow import.)
   assert first == ("False ['estimator_compat', 'estimator_compat._keras', "
-                   "'estimator_compat.tf_versions']")
+                   "'estimator_compat.api', 'estimator_compat.api.tf_versions']")
   assert second == "True True estimator_compat.training True"
 
 

@@ -120,10 +120,10 @@ def test_plain_script_at_info_prints_each_line_once(engine, tmp_path):
 @pytest.mark.parametrize("module", [
     "estimator_compat.estimator", "estimator_compat.training",
     "estimator_compat.engines.graph", "estimator_compat.engines.function.loops",
-    "estimator_compat.engines.function.checkpointing",
+    "estimator_compat.engines.function.variable_saver",
     "estimator_compat.engines.function.ps_training",
-    "estimator_compat.exporters", "estimator_compat.cluster",
-    "estimator_compat.strategies", "estimator_compat.model_fn_call"])
+    "estimator_compat.export.exporters", "estimator_compat.distribute.cluster_tasks",
+    "estimator_compat.distribute.strategies", "estimator_compat.front.model_fn_call"])
 def test_library_modules_do_not_log_through_absl(module):
   # absl.logging's first call adds a root handler (logging.basicConfig),
   # after which every "tensorflow" logger line is printed twice.

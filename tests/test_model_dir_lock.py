@@ -14,8 +14,8 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tf_estimator
-from estimator_compat import checkpoint_files
-from estimator_compat import model_dir_lock
+from estimator_compat.checkpoints import checkpoint_files
+from estimator_compat.front import model_dir_lock
 from tests import models
 
 

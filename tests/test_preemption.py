@@ -18,7 +18,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat import model_dir_lock
+from estimator_compat.front import model_dir_lock
 from tests import models
 
 

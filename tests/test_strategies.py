@@ -11,9 +11,9 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat import command_line
-from estimator_compat import local_cluster
-from estimator_compat import strategies
+from estimator_compat.distribute import flags as command_line
+from estimator_compat.distribute import local_cluster
+from estimator_compat.distribute import strategies
 from tests import tiny_strategy_model
 
 

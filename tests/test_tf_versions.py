@@ -1,11 +1,11 @@
-"""estimator_compat.tf_versions: the supported range and the tf-keras pair."""
+"""estimator_compat.api.tf_versions: the supported range and the tf-keras pair."""
 
 import importlib.metadata
 import warnings
 
 import pytest
 
-from estimator_compat import tf_versions
+from estimator_compat.api import tf_versions
 
 
 @pytest.mark.parametrize("version,supported", [

@@ -106,7 +106,7 @@ def test_mod_partitioning_is_refused_before_any_checkpoint(tmp_path):
 
 
 def test_scan_counts_the_restored_parameter_classes_as_supported():
-  from estimator_compat import api_status_tf1  # pylint: disable=g-import-not-at-top
+  from estimator_compat.api import api_status_tf1  # pylint: disable=g-import-not-at-top
   count, status = api_status_tf1.tf_status(
       ("compat", "v1", "tpu", "experimental", "FtrlParameters"), False)
   assert (count, status.status) == (5, "supported")

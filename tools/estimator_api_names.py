@@ -1,10 +1,10 @@
-r"""Writes estimator_compat/api_status_tf215.py: TF 2.15's Estimator names.
+r"""Writes estimator_compat/api/api_status_tf215.py: TF 2.15's Estimator names.
 
 Run it on the reference virtualenv (TF 2.15.1 + tensorflow-estimator 2.15.0),
 never with PYTHONPATH pointing at estimator_compat:
 
   ~/.cache/estimator-compat/tf215-venv/bin/python tools/estimator_api_names.py \
-      > estimator_compat/api_status_tf215.py
+      > estimator_compat/api/api_status_tf215.py
 
 It walks `dir()` of `tf.estimator` and `tf.compat.v1.estimator` recursively
 and records every public name, the subpackages, and the names whose
@@ -20,7 +20,7 @@ HEADER = '''"""TF 2.15's public Estimator API (generated: do not edit).
 
 Regenerate with tools/estimator_api_names.py on the reference virtualenv
 (TensorFlow {tf_version}, tensorflow-estimator {est_version}).
-estimator_compat.api_status gives each of these names its status.
+estimator_compat.api.api_status gives each of these names its status.
 """
 
 from typing import Tuple

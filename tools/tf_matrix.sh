@@ -56,11 +56,11 @@ venv_python() {  # RELEASE -> prints the venv's python, creating it once.
     [ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip >&2
     # What the release needs beyond its metadata (protobuf<7 for 2.20),
-    # from estimator_compat/tf_versions.py, which imports no TensorFlow.
+    # from estimator_compat/api/tf_versions.py, which imports no TensorFlow.
     local extra
     extra=$("$venv/bin/python" -c "
 import importlib.util as u  # the file alone: the package needs tf-keras
-spec = u.spec_from_file_location('tf_versions', 'estimator_compat/tf_versions.py')
+spec = u.spec_from_file_location('tf_versions', 'estimator_compat/api/tf_versions.py')
 module = u.module_from_spec(spec); spec.loader.exec_module(module)
 print(module.extra_requirements('$release'))")
     "$venv/bin/python" -m pip install -q -e ".[test]" "tensorflow==$release.*" \

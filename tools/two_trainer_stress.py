@@ -68,7 +68,7 @@ def _digest(model_dir: str) -> dict:
 
 def _checkpoints_intact(model_dir: str):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from estimator_compat import checkpoint_files  # pylint: disable=g-import-not-at-top
+  from estimator_compat.checkpoints import checkpoint_files  # pylint: disable=g-import-not-at-top
   state = tf.train.get_checkpoint_state(model_dir)
   problems = []
   for kept in state.all_model_checkpoint_paths:

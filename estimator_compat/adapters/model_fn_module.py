@@ -23,7 +23,7 @@ from estimator_compat.adapters.traced_call import (TracedCall, as_input_values,
 from estimator_compat.adapters.variable_store import LegacyVariableStore
 from estimator_compat.engines.function import variable_saver
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, check_model_fn
+from estimator_compat.front.model_fn_call import ModelSetup, check_model_fn
 from estimator_compat.adapters.local_config import default_config
 from estimator_compat.run_config import RunConfig
 

@@ -18,7 +18,7 @@ import tensorflow as tf
 from tensorflow.python.eager import wrap_function as wrap_lib
 from tensorflow.python.framework import func_graph
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.adapters.variable_store import LegacyVariableStore
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.function.fetches import (as_graph_fetch,
@@ -30,7 +30,7 @@ from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
 from estimator_compat.engines.graph_hooks import GUARD_WARNING
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 
 _CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",
           ModeKeys.PREDICT: "predict"}

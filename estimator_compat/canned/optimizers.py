@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import tensorflow as tf
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 
 DNN_LEARNING_RATE = 0.05
 LINEAR_LEARNING_RATE = 0.2

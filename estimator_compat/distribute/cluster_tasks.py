@@ -21,7 +21,7 @@ from typing import Dict, List, Optional
 import tensorflow as tf
 
 from estimator_compat.distribute import strategies
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 
 DONE_FILE = ".cluster_done"
 _POLL_SECS = 0.5

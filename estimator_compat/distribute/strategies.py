@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Mapping, MutableMapping, Optional
 
 import tensorflow as tf
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 
 NAMES = ("default", "one_device", "mirrored", "multi_worker_mirrored",
          "parameter_server")

@@ -9,7 +9,7 @@ which picks one of them per call; each satisfies this protocol.
 
 from typing import Any, Callable, Dict, Iterator, Optional, Protocol, Sequence
 
-from estimator_compat.model_fn_call import ModelSetup
+from estimator_compat.front.model_fn_call import ModelSetup
 
 
 class Engine(Protocol):

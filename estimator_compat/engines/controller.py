@@ -31,8 +31,8 @@ from typing import Any, Dict, Optional, Protocol, Sequence, Tuple
 import numpy as np
 import tensorflow as tf
 
-from estimator_compat import preemption
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import preemption
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.graph_hooks import GUARD_WARNING
 
 

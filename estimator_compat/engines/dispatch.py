@@ -29,14 +29,14 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.eager import context
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.base import Engine
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.function import loops as function_engine
 from estimator_compat.engines.function.session import (
     GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
-from estimator_compat.model_fn_call import ModelSetup
+from estimator_compat.front.model_fn_call import ModelSetup
 
 _EAGER_DISABLED = (
     "Eager execution is disabled (tf.compat.v1.disable_eager_execution() or "

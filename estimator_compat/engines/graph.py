@@ -16,17 +16,17 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
-from estimator_compat import checkpoint_reading
-from estimator_compat.eval_progress import EvalProgress
-from estimator_compat import eval_summary
-from estimator_compat import front_checks
-from estimator_compat import keras_metrics
-from estimator_compat import loss_summary
-from estimator_compat import predict_input_check
-from estimator_compat import replacing_saver
-from estimator_compat import preemption
-from estimator_compat import scaffold_savers
-from estimator_compat import tf_logging as logging
+from estimator_compat.checkpoints import checkpoint_reading
+from estimator_compat.front.eval_progress import EvalProgress
+from estimator_compat.front import eval_summary
+from estimator_compat.front import front_checks
+from estimator_compat.front import keras_metrics
+from estimator_compat.front import loss_summary
+from estimator_compat.front import predict_input_check
+from estimator_compat.checkpoints import replacing_saver
+from estimator_compat.front import preemption
+from estimator_compat.checkpoints import scaffold_savers
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.distribute import strategies
 from estimator_compat.engines import graph_between
 from estimator_compat.engines import graph_distributed
@@ -37,7 +37,7 @@ from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
                                     LoggingTensorHook, NanTensorHook,
                                     SessionRunHook, StopAtStepHook)
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import (ModelSetup, call_input_fn,
+from estimator_compat.front.model_fn_call import (ModelSetup, call_input_fn,
                                             call_model_fn)
 from estimator_compat.spec import EstimatorSpec
 

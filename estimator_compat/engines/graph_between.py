@@ -19,7 +19,7 @@ import tensorflow as tf
 from tensorflow.python.training import device_setter
 
 from estimator_compat.distribute import strategies
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 
 _DELAY_SECS_PER_WORKER = 5  # The Estimator's: worker N waits (N + 1) * 5 s,
 _MAX_DELAY_SECS = 60  # at most this (RunConfig can lower it).

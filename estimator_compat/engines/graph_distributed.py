@@ -25,7 +25,7 @@ from tensorflow.python.training import training_util
 
 from estimator_compat.distribute import strategies
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import (ModelSetup, call_model_fn,
+from estimator_compat.front.model_fn_call import (ModelSetup, call_model_fn,
                                             invoke_input_fn)
 from estimator_compat.spec import EstimatorSpec
 

@@ -4,7 +4,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.hooks import SessionRunArgs, SessionRunHook
 
 

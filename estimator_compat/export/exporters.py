@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, Optional
 
 import tensorflow as tf
 
-from estimator_compat import tf_logging as logging
-from estimator_compat.fn_args import fn_args
+from estimator_compat.front import tf_logging as logging
+from estimator_compat.front.fn_args import fn_args
 from estimator_compat.training import Exporter
 
 

@@ -15,11 +15,11 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from estimator_compat import checkpoint_files
-from estimator_compat import checkpoint_reading
-from estimator_compat import scaffold_savers
+from estimator_compat.checkpoints import checkpoint_files
+from estimator_compat.checkpoints import checkpoint_reading
+from estimator_compat.checkpoints import scaffold_savers
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 
 _TAGS = {
     ModeKeys.PREDICT: [tf.saved_model.SERVING],

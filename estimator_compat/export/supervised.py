@@ -15,7 +15,7 @@ import tensorflow as tf
 from estimator_compat.export.receivers import (
     SINGLE_LABEL_DEFAULT_NAME, SINGLE_RECEIVER_DEFAULT_NAME,
     ServingInputReceiver, placeholder_like, wrap_and_check_input_tensors)
-from estimator_compat.input_adapter import (python_values_as_tensors,
+from estimator_compat.front.input_adapter import (python_values_as_tensors,
                                             split_input)
 
 

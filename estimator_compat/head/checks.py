@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Optional
 
 import tensorflow as tf
 
-from estimator_compat import fn_args
+from estimator_compat.front import fn_args
 
 _LABEL_NONE = (
     "You must provide a labels Tensor. Given: None. Suggested troubleshooting "

@@ -15,10 +15,10 @@ from typing import Any, Callable, Optional
 
 import tensorflow as tf
 
-from estimator_compat.fn_args import call_with_declared_args, fn_args
-from estimator_compat.input_adapter import split_input
+from estimator_compat.front.fn_args import call_with_declared_args, fn_args
+from estimator_compat.front.input_adapter import split_input
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn
 from estimator_compat.tpu import tpu_config as tpu_config_lib
 from estimator_compat.tpu.tpu_config import check_positive_integer
 

@@ -16,11 +16,11 @@ import enum
 import math
 from typing import Any, Callable, Dict, Optional
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.estimator import Estimator, check_train_steps
-from estimator_compat.fn_args import call_with_declared_args, fn_args
+from estimator_compat.front.fn_args import call_with_declared_args, fn_args
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import check_model_fn
+from estimator_compat.front.model_fn_call import check_model_fn
 from estimator_compat.tpu import on_tpu
 from estimator_compat.tpu import tpu_config as tpu_config_lib
 from estimator_compat.tpu.tpu_estimator_spec import (ExamplesPerSecondHook,

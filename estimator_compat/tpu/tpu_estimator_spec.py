@@ -15,10 +15,10 @@ from typing import Any, Callable, Dict, Optional, Sequence
 import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2  # pylint: disable=g-direct-tensorflow-import
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
-from estimator_compat.fn_args import fn_args
+from estimator_compat.front.fn_args import fn_args
 from estimator_compat.spec import EstimatorSpec
 
 _FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metrics",

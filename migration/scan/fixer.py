@@ -26,8 +26,8 @@ import os
 import tokenize
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from estimator_compat import api_status
-from estimator_compat import module_paths
+from estimator_compat.api import api_status
+from estimator_compat.api import module_paths
 from migration.scan import imports
 from migration.scan import scanner
 

@@ -4,7 +4,7 @@ import collections
 import json
 from typing import Dict, List
 
-from estimator_compat import api_status
+from estimator_compat.api import api_status
 from migration.scan import scanner
 
 # Statuses that stop a file from running unchanged after install().

@@ -2,8 +2,8 @@
 
 from typing import Dict, Optional, Tuple
 
-from estimator_compat import api_status
-from estimator_compat import api_status_tf1
+from estimator_compat.api import api_status
+from estimator_compat.api import api_status_tf1
 
 Status = api_status.Status
 

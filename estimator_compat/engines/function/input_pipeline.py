@@ -26,16 +26,16 @@ from typing import Any, Iterator, List, Optional, Tuple
 
 import tensorflow as tf
 
-from estimator_compat import predict_input_check
+from estimator_compat.front import predict_input_check
 from estimator_compat.engines.function import graph_input
 from estimator_compat.engines.function import python_parts
 from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
                                                        NeedsGraphEngine)
-from estimator_compat.input_adapter import _ALLOWED, python_values_as_tensors
+from estimator_compat.front.input_adapter import _ALLOWED, python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, invoke_input_fn
+from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn
 
 
 @contextlib.contextmanager

@@ -7,10 +7,10 @@ from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
 
 import tensorflow as tf
 
-from estimator_compat import checkpoint_reading
+from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.distribute import strategies
-from estimator_compat import loss_summary
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import loss_summary
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import CallSizer
 from estimator_compat.engines.controller import TrainingController
@@ -29,12 +29,12 @@ from estimator_compat.engines.function.session import (
 from estimator_compat.engines.function.sync_runner import SyncHooks
 from estimator_compat.engines.function.sync_runner import SyncRunner
 from estimator_compat.engines.function.traced_model import TracedModel
-from estimator_compat.eval_progress import EvalProgress
+from estimator_compat.front.eval_progress import EvalProgress
 from estimator_compat.hooks import (LoggingTensorHook, NanTensorHook,
                                     StepCounterHook, StopAtStepHook,
                                     SummarySaverHook)
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup
+from estimator_compat.front.model_fn_call import ModelSetup
 
 
 class HookedBuild:

@@ -18,12 +18,12 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
-from estimator_compat import checkpoint_reading
-from estimator_compat import tf_logging as logging
+from estimator_compat.checkpoints import checkpoint_reading
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.controller import StepsRun
 from estimator_compat.engines.function.session import (
     EagerSession, HookRunner, UnsupportedOnFunctionEngine)
-from estimator_compat.model_fn_call import ModelSetup
+from estimator_compat.front.model_fn_call import ModelSetup
 
 _PS_HOOK_FIX = (
     "On parameter-server training, steps run remotely and asynchronously, so "

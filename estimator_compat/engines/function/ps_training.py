@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat import checkpoint_reading
+from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.distribute import strategies
 from estimator_compat.engines.controller import StepReports
 from estimator_compat.engines.controller import TrainingController
@@ -34,9 +34,9 @@ from estimator_compat.engines.function.input_pipeline import make_dataset
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
 from estimator_compat.engines.function.variables import VariableCapture
-from estimator_compat.fn_args import fn_args
+from estimator_compat.front.fn_args import fn_args
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 
 
 # Their names before ps_runner.py; tests use them.

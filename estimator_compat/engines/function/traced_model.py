@@ -18,7 +18,7 @@ from tensorflow.python.eager import wrap_function as wrap_lib
 from tensorflow.python.framework import func_graph
 from tensorflow.python.training import training_util
 
-from estimator_compat import tf_logging as logging
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.function.fetch_keys import (
     FetchKey, FetchKind, is_variable)
 from estimator_compat.engines.function.fetches import (
@@ -34,7 +34,7 @@ from estimator_compat.engines.function.legacy_updates import (
 from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function.variables import VariableCapture
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.model_fn_call import ModelSetup, call_model_fn
+from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 from estimator_compat.spec import EstimatorSpec
 
 LOSS = "__loss__"

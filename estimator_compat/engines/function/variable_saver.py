@@ -17,13 +17,13 @@ import tensorflow as tf
 from tensorflow.python.lib.io import file_io
 from tensorflow.python.training.saving import saveable_object_util
 
-from estimator_compat import checkpoint_files
-from estimator_compat import checkpoint_reading
-from estimator_compat import front_checks
-from estimator_compat import rotation_record
-from estimator_compat import tf_logging as logging
+from estimator_compat.checkpoints import checkpoint_files
+from estimator_compat.checkpoints import checkpoint_reading
+from estimator_compat.front import front_checks
+from estimator_compat.checkpoints import rotation_record
+from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.function import variables as variables_lib
-from estimator_compat.model_fn_call import ModelSetup
+from estimator_compat.front.model_fn_call import ModelSetup
 
 
 class _SkipEagerSaverWarning(logging_lib.Filter):
