@@ -50,7 +50,7 @@ _PUBLIC = {
     "ModeKeys": "estimator_compat.mode_keys",
     "RunConfig": "estimator_compat.run_config",
     "EvalSpec": "estimator_compat.training",
-    "Exporter": "estimator_compat.training",
+    "Exporter": "estimator_compat.export.exporter",
     "TrainSpec": "estimator_compat.training",
     "train_and_evaluate": "estimator_compat.training",
     "VocabInfo": "estimator_compat.warm_starting",

@@ -1,6 +1,5 @@
 """TrainSpec, EvalSpec and train_and_evaluate (local mode)."""
 
-import abc
 import collections
 import os
 import time
@@ -14,27 +13,13 @@ from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines import graph_between
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.estimator import Estimator
+from estimator_compat.export.exporter import Exporter
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
 
 
 # The end of the chief's eval events file name in a cluster (see
 # engines.graph.own_eval_events_file).
 CHIEF_EVAL_EVENTS_SUFFIX = ".chief"
-
-
-class Exporter(abc.ABC):
-  """Base class of exporters run after evaluations (`EvalSpec.exporters`)."""
-
-  @property
-  @abc.abstractmethod
-  def name(self) -> str:
-    """Directory name under model_dir/export/."""
-
-  @abc.abstractmethod
-  def export(self, estimator: Estimator, export_path: str,
-             checkpoint_path: str, eval_result: Dict[str, Any],
-             is_the_final_export: bool) -> Any:
-    """Exports the model; returns what train_and_evaluate reports."""
 
 
 def _check_input_fn(input_fn: Any) -> None:

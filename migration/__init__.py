@@ -6,7 +6,7 @@
   diff = migration.diff_model_dirs(old_model_dir, new_model_dir)
   print(diff.format_table())   # `python -m migration diff OLD NEW`
 
-The recorder (migration.recording_writer, `python -m migration record`) must stay
+The recorder (migration.recorders.recording_writer, `python -m migration record`) must stay
 importable on TF 2.15 with the real Estimator, so nothing here imports
 estimator_compat at module level.
 """

@@ -118,7 +118,7 @@ def _program():
 
 
 def _record() -> int:
-  from migration import recording_writer as record_lib  # pylint: disable=g-import-not-at-top
+  from migration.recorders import recording_writer as record_lib  # pylint: disable=g-import-not-at-top
   if not FLAGS.out:
     raise UsageError("--out is required for record. Fix: --out=DIR, a new "
                      "directory for the golden.")
@@ -129,7 +129,7 @@ def _record() -> int:
       if FLAGS[k].value is not None})
   runtime = record_lib.Runtime(engine=FLAGS.engine)
   record_lib.record(program, FLAGS.out, settings, runtime)
-  from migration.recording_reader import Recording  # pylint: disable=g-import-not-at-top
+  from migration.recorders.recording_reader import Recording  # pylint: disable=g-import-not-at-top
   recording = Recording(FLAGS.out)
   errors = recording.meta.get("errors", {})
   print(f"recorded {recording.runtime} -> {FLAGS.out}")

@@ -9,11 +9,11 @@ from typing import Any, Callable, Dict, List, Optional
 from absl import logging
 
 from migration import checks as checks_lib
-from migration import recording_writer as record_lib
+from migration.recorders import recording_writer as record_lib
 from migration import rewrite as rewrite_lib
-from migration import rewrite_recorder
+from migration.recorders import rewrite_recorder
 from migration.program import Program
-from migration.recording_reader import Recording
+from migration.recorders.recording_reader import Recording
 from migration.report import Report
 
 ENGINES = ("graph", "function")

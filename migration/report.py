@@ -6,7 +6,7 @@ import os
 from typing import Any, Dict, List
 
 from migration.checks.result import CheckResult
-from migration.recording_reader import Recording
+from migration.recorders.recording_reader import Recording
 
 
 @dataclasses.dataclass

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 import estimator_compat
 from estimator_compat import adapters
-from estimator_compat.engines.graph_hooks import GUARD_WARNING
+from estimator_compat.errors import GUARD_WARNING
 from examples.mlp_classifier import model as mlp
 
 estimator_compat.install()

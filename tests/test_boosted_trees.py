@@ -20,7 +20,7 @@ from google.protobuf import json_format
 from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat import mode_keys
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 from estimator_compat import run_config as run_config_lib
 from estimator_compat.canned.boosted_trees import estimators
 from estimator_compat.canned.boosted_trees import explanations
@@ -31,7 +31,7 @@ from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.canned.boosted_trees import kernels
 from estimator_compat.canned.boosted_trees import model
 from estimator_compat.canned.boosted_trees import tree_proto
-from migration import golden_recorder
+from migration.recorders import golden_recorder
 from migration import program as program_lib
 from tests.golden_programs import _boosted_trees_data as data
 

@@ -1,7 +1,7 @@
 """A TF 2.15 canned model_dir resumes here, then on TF 2.15 again, then here.
 
 Each leg trains 10 more steps of a canned golden program in the same
-model_dir with `migration.golden_recorder --train_in`: on the real Estimator
+model_dir with `migration.recorders.golden_recorder --train_in`: on the real Estimator
 (the TF 2.15 virtualenv of tools/record_goldens.sh; skipped without it) and
 here. Every leg restores what the other wrote (variables, partitions, batch
 norm statistics, v1 `t_0` / `Ftrl` slots, v2 `training/<Optimizer>/` slots,
@@ -38,7 +38,7 @@ def _leg(python, program, model_dir):
   if python == REAL_PYTHON:  # TF 2.15's own tf.keras (no tf-keras there).
     env.pop("TF_USE_LEGACY_KERAS", None)
   done = subprocess.run(
-      [python, "-m", "migration.golden_recorder", "--program", program,
+      [python, "-m", "migration.recorders.golden_recorder", "--program", program,
        "--train_in", model_dir, "--steps", "10"],
       capture_output=True, text=True, env=env, cwd=ROOT, timeout=600,
       check=False)

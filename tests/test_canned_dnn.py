@@ -18,7 +18,7 @@ from tensorflow.python.distribute import sharded_variable
 import estimator_compat as tfe
 from estimator_compat import v1
 from estimator_compat.engines.function import ps_training
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -20,8 +20,8 @@ import estimator_compat as tfe
 from estimator_compat.distribute import cluster_tasks as cluster
 from estimator_compat.engines import dispatch
 from estimator_compat.engines.function import ps_training
-from estimator_compat.engines.function.session import (
-    NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.errors import (NeedsGraphEngine,
+                                     UnsupportedOnFunctionEngine)
 from tests import scaffold_models as sm
 
 _LINE = ("Scaffold.init_fn needs a TF1 Session (a function gets the Session "

@@ -12,8 +12,8 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat.engines.function import ps_training
-from estimator_compat.engines.function.session import (
-    GRAPH_ENGINE_FIX, UnsupportedOnFunctionEngine)
+from estimator_compat.errors import (GRAPH_ENGINE_FIX,
+                                     UnsupportedOnFunctionEngine)
 from tests import models
 
 ROWS = np.arange(8, dtype=np.float32).reshape(8, 1)  # Mean 3.5, sum 28.

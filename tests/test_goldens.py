@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from estimator_compat.api import tf_versions
-from estimator_compat.engines.function.session import NeedsGraphEngine
-from migration import golden_recorder
+from estimator_compat.errors import NeedsGraphEngine
+from migration.recorders import golden_recorder
 from migration import program as program_lib
 from tests.golden_programs import NAMES
 

@@ -16,7 +16,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat.engines.function import graph_input
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 
 X = np.arange(10, dtype=np.float32).reshape(10, 1)
 Y = X * 2

@@ -16,7 +16,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 
 estimator_compat.install()
 

@@ -11,7 +11,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat import v1 as tfe_v1
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 
 KMeans = tfe_v1.experimental.KMeans
 POINTS = np.array([[0., 0.], [1., 0.], [0., 1.], [5., 5.], [6., 5.],

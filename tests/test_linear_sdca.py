@@ -13,7 +13,7 @@ from tensorflow.python.feature_column import feature_column as fc_v1
 import estimator_compat as tfe
 from estimator_compat import v1 as tfe_v1
 from estimator_compat.canned.sdca import sharded_table
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 
 
 def _columns():

@@ -14,8 +14,8 @@ import pytest
 import migration
 from migration import checks
 from migration import program as program_lib
-from migration import recording_writer as record
-from migration.recording_reader import Recording
+from migration.recorders import recording_writer as record
+from migration.recorders.recording_reader import Recording
 
 tf = program_lib.tensorflow_with_estimator()
 

@@ -13,8 +13,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from tests import scaffold_models as sm
 
 

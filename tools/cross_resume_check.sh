@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 VENV="${GOLDEN_VENV:-$HOME/.cache/estimator-compat/tf215-venv}"
 program="${1:-mlp}"
 dir=$(mktemp -d)
-run() { PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=3 "$1" -m migration.golden_recorder --program "$program" --train_in "$dir" --steps 20 2>/dev/null | tail -1; }
+run() { PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=3 "$1" -m migration.recorders.golden_recorder --program "$program" --train_in "$dir" --steps 20 2>/dev/null | tail -1; }
 echo "estimator_compat: $(run .venv/bin/python)"
 echo "real Estimator:   $(run "$VENV/bin/python")"
 echo "estimator_compat: $(run .venv/bin/python)"

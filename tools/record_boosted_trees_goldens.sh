@@ -28,6 +28,6 @@ if [ ${#programs[@]} -eq 0 ]; then
   programs=($(cd tests/golden_programs && ls boosted_trees_*.py | sed 's/\.py$//'))
 fi
 for p in "${programs[@]}"; do
-  PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" -m migration.golden_recorder \
+  PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" -m migration.recorders.golden_recorder \
     --program "$p" --out "tests/boosted_trees_goldens/$p"
 done

@@ -19,6 +19,6 @@ if [ ${#programs[@]} -eq 0 ]; then
   programs=($(PYTHONPATH=. "$VENV/bin/python" -c 'from tests.golden_programs import NAMES; print(" ".join(NAMES))'))
 fi
 for p in "${programs[@]}"; do
-  PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" -m migration.golden_recorder \
+  PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" -m migration.recorders.golden_recorder \
     --program "$p" --out "tests/goldens/$p"
 done

@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from estimator_compat.engines.function import graph_input
 from estimator_compat.engines.function import input_pipeline
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 from estimator_compat.front.input_adapter import python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn

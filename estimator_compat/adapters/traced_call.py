@@ -26,9 +26,8 @@ from estimator_compat.engines.function.fetches import (as_graph_fetch,
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
-from estimator_compat.engines.graph_hooks import GUARD_WARNING
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
+from estimator_compat.errors import GUARD_WARNING
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 

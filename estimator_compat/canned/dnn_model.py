@@ -22,7 +22,7 @@ from tensorflow.python.feature_column import feature_column_lib
 from tensorflow.python.framework import ops
 
 from estimator_compat.engines.function.legacy_updates import keras_updates
-from estimator_compat.engines.function.session import NeedsGraphEngine
+from estimator_compat.errors import NeedsGraphEngine
 from estimator_compat.mode_keys import ModeKeys
 
 V2_FEATURE_COLUMNS_ERROR = (

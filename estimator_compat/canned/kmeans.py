@@ -24,8 +24,7 @@ from tensorflow.python.ops import clustering_ops
 
 from estimator_compat import estimator as estimator_lib
 from estimator_compat import spec as spec_lib
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from estimator_compat.export import PredictOutput
 
 

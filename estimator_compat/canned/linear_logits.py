@@ -37,8 +37,7 @@ from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 from tensorflow.python.feature_column import serialization
 from tensorflow.python.ops import variable_scope
 
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _V1_COLUMNS_MESSAGE = (
     "Received a feature column from TensorFlow v1, but this is a TensorFlow "

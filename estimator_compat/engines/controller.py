@@ -33,7 +33,7 @@ import tensorflow as tf
 
 from estimator_compat.front import preemption
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.engines.graph_hooks import GUARD_WARNING
+from estimator_compat.errors import GUARD_WARNING
 
 
 @dataclasses.dataclass(frozen=True)

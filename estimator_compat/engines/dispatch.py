@@ -34,8 +34,8 @@ from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.base import Engine
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines.function import loops as function_engine
-from estimator_compat.engines.function.session import (
-    GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
+                                     UnsupportedOnFunctionEngine)
 from estimator_compat.front.model_fn_call import ModelSetup
 
 _EAGER_DISABLED = (

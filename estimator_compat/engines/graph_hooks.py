@@ -5,15 +5,8 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.errors import GUARD_WARNING
 from estimator_compat.hooks import SessionRunArgs, SessionRunHook
-
-
-GUARD_WARNING = (
-    "train_op did not increase global_step, so training would never reach "
-    "`steps`/`max_steps` (the legacy Estimator hung here). estimator_compat "
-    "now increments global_step after each step. Fix your model_fn: "
-    "optimizer.minimize(loss, global_step="
-    "tf.compat.v1.train.get_global_step()).")
 
 
 class GlobalStepGuardHook(SessionRunHook):

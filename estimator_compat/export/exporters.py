@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.front.fn_args import fn_args
-from estimator_compat.training import Exporter
+from estimator_compat.export.exporter import Exporter
 
 
 def _loss_smaller(best_eval_result: Dict[str, Any],

@@ -27,8 +27,7 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.engines.function.session import (
-    UnsupportedOnFunctionEngine)
+from estimator_compat.errors import UnsupportedOnFunctionEngine
 
 _v1 = tf.compat.v1
 STOP_SCOPE = "signal_early_stopping"

@@ -17,8 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import tensorflow as tf
 from tensorflow.python.checkpoint import checkpoint as object_checkpoint  # pylint: disable=g-direct-tensorflow-import
 
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from estimator_compat.export import PredictOutput
 from estimator_compat.checkpoints import replacing_saver
 from estimator_compat.mode_keys import ModeKeys

@@ -16,8 +16,7 @@ import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2  # pylint: disable=g-direct-tensorflow-import
 
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from estimator_compat.front.fn_args import fn_args
 from estimator_compat.spec import EstimatorSpec
 

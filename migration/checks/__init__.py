@@ -14,7 +14,7 @@ from migration.checks import (eval_metrics, forward, gradients,
                               saved_model, structure, trajectory)
 from migration.checks.result import (CheckResult, DEFAULT_TOLERANCES,
                                      Tolerance)
-from migration.recording_reader import Recording
+from migration.recorders.recording_reader import Recording
 
 CHECKS = (structure, initialization, inputs, forward, gradients, trajectory,
           eval_metrics, predictions, saved_model)

@@ -4,7 +4,7 @@ Each module is plain legacy code: it uses `tf.estimator` and
 `tf.compat.v1` only, so it runs on TF 2.15 + tensorflow-estimator and, after
 `estimator_compat.install()`, on TF 2.21. A program is a custom model_fn
 (`model_fn`, `CONFIG`, `PARAMS`) or defines `build_estimator(tf, model_dir)`;
-see migration/golden_recorder.py.
+see migration/recorders/golden_recorder.py.
 """
 
 import os

@@ -24,8 +24,7 @@ from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import graph_kernels
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import inference
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 ModeKeys = mode_keys.ModeKeys
 _NO_NODE = -1

@@ -21,8 +21,7 @@ from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from estimator_compat.canned import linear_logits
 from estimator_compat.canned.sdca import sdca_model
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from estimator_compat.head import binary_class_head
 from estimator_compat.head import regression_head
 from estimator_compat.head import tf1_heads

@@ -20,9 +20,10 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Sequence,
                     Set, Tuple)
 
 import tensorflow as tf
-from estimator_compat.engines.function.session import (
-    GRAPH_ENGINE_FIX, GraphVariable, UnsupportedOnFunctionEngine,
-    is_eager_variable)
+from estimator_compat.engines.function.session import (GraphVariable,
+                                                       is_eager_variable)
+from estimator_compat.errors import (GRAPH_ENGINE_FIX,
+                                     UnsupportedOnFunctionEngine)
 
 
 def as_graph_fetch(value: Any, graph: tf.Graph) -> Any:

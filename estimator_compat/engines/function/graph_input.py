@@ -37,8 +37,7 @@ from tensorflow.python.training import training_util
 
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import tables
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from estimator_compat.mode_keys import ModeKeys
 
 CONSTANT = "constant"

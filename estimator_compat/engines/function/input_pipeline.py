@@ -31,8 +31,7 @@ from estimator_compat.engines.function import graph_input
 from estimator_compat.engines.function import python_parts
 from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function import op_seeds
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 from estimator_compat.front.input_adapter import _ALLOWED, python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn

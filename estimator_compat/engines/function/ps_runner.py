@@ -21,8 +21,8 @@ from tensorflow.python.distribute.coordinator import remote_value  # pylint: dis
 from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.controller import StepsRun
-from estimator_compat.engines.function.session import (
-    EagerSession, HookRunner, UnsupportedOnFunctionEngine)
+from estimator_compat.engines.function.session import EagerSession, HookRunner
+from estimator_compat.errors import UnsupportedOnFunctionEngine
 from estimator_compat.front.model_fn_call import ModelSetup
 
 _PS_HOOK_FIX = (

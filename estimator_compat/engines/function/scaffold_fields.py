@@ -21,8 +21,7 @@ from typing import Any, Optional
 
 import tensorflow as tf
 
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _keys = tf.compat.v1.GraphKeys
 

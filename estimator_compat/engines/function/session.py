@@ -21,25 +21,9 @@ from tensorflow.python.eager import context
 from tensorflow.python.ops import resource_variable_ops
 
 from estimator_compat.engines.function.fetch_keys import FetchKey, FetchKind
+from estimator_compat.errors import GRAPH_ENGINE_FIX, UnsupportedOnFunctionEngine, NeedsGraphEngine
 
 _train = tf.compat.v1.train
-GRAPH_ENGINE_FIX = ("Fix: run this program on the graph engine: "
-                    "RunConfig(engine='graph') or ESTIMATOR_COMPAT_ENGINE=graph.")
-
-
-class UnsupportedOnFunctionEngine(ValueError):
-  """A hook needs something only a TF1 Session can give."""
-
-
-class NeedsGraphEngine(UnsupportedOnFunctionEngine):
-  """The program needs a TF1 Session; found before any step ran.
-
-  Raise it only while a call is being set up (input_fn, the trace of the
-  model_fn, hooks' begin()), never once a step ran or a file was written:
-  the default engine then runs the whole call again on the graph engine
-  (logging the reason once), while an explicit engine='function' shows it
-  as the error. The message says what needs the Session.
-  """
 
 
 class EagerSession:

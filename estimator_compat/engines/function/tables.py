@@ -21,8 +21,7 @@ import tensorflow as tf
 from tensorflow.python.ops import gen_lookup_ops
 
 from estimator_compat.engines.function.fetches import depends_on
-from estimator_compat.engines.function.session import (GRAPH_ENGINE_FIX,
-                                                       NeedsGraphEngine)
+from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 # The gen_lookup_ops functions that make (or find, by shared name) a table.
 # TensorFlow's table classes call them under init_scope: eagerly, in the

@@ -12,8 +12,8 @@ did under the Estimator.
 import contextlib
 from typing import Iterator
 
-from estimator_compat.engines.function.session import (
-    GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
+                                     UnsupportedOnFunctionEngine)
 from estimator_compat.mode_keys import ModeKeys
 
 _CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",

@@ -23,8 +23,8 @@ from estimator_compat.engines.function.fetch_keys import (
     FetchKey, FetchKind, is_variable)
 from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on, reached_ops)
-from estimator_compat.engines.function.session import (
-    GRAPH_ENGINE_FIX, NeedsGraphEngine, UnsupportedOnFunctionEngine)
+from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
+                                     UnsupportedOnFunctionEngine)
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import tables

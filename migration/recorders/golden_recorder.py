@@ -13,7 +13,7 @@ same calls. A golden directory holds:
   predictions.npz  predictions on fixed inputs, stacked per key
 
 Usage (recording; see tools/record_goldens.sh):
-  python -m migration.golden_recorder --program mlp --out tests/goldens/mlp
+  python -m migration.recorders.golden_recorder --program mlp --out tests/goldens/mlp
 """
 
 import argparse
@@ -30,7 +30,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from migration import program as program_lib
-from migration import recording_writer as record_lib
+from migration.recorders import recording_writer as record_lib
 
 PROGRAM_PACKAGE = "tests.golden_programs"
 

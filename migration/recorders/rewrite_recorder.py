@@ -1,6 +1,6 @@
 """Records a TF2 rewrite as the new side of a migration check.
 
-Writes the same recording directory as migration.recording_writer (see its
+Writes the same recording directory as migration.recorders.recording_writer (see its
 docstring), every value under its legacy name through a VariableMap, so
 that every check in migration.checks compares the rewrite with the legacy
 run as it compares two Estimator runs. The rewrite starts from the old
@@ -21,9 +21,9 @@ import numpy as np
 import tensorflow as tf
 
 from migration import batches as batches_lib
-from migration import recording_writer as record_lib
+from migration.recorders import recording_writer as record_lib
 from migration.program import Program
-from migration.recording_reader import Recording
+from migration.recorders.recording_reader import Recording
 from migration.rewrite import Rewrite, Side
 from migration.variable_map import VariableMap
 

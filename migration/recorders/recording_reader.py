@@ -1,4 +1,4 @@
-"""Reads a recording directory written by migration.recording_writer (or a golden)."""
+"""Reads a recording directory written by migration.recorders.recording_writer (or a golden)."""
 
 import json
 import os
