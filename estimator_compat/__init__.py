@@ -14,9 +14,9 @@ answers at once and a program pays for TensorFlow only when it uses it.
 import importlib
 from typing import Any, List
 
-from estimator_compat._keras import ensure_legacy_keras as _ensure_legacy_keras
+from estimator_compat.api import legacy_keras as _legacy_keras
 
-_ensure_legacy_keras()
+_legacy_keras.ensure_legacy_keras()
 
 __version__ = "0.1.0"
 

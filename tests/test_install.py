@@ -291,8 +291,9 @@ def test_importing_the_package_loads_tensorflow_only_when_used():
   assert result.returncode == 0, result.stderr
   first, second = result.stdout.splitlines()
   # (tf_versions: the supported range, no TensorFlow import.)
-  assert first == ("False ['estimator_compat', 'estimator_compat._keras', "
-                   "'estimator_compat.api', 'estimator_compat.api.tf_versions']")
+  assert first == ("False ['estimator_compat', 'estimator_compat.api', "
+                   "'estimator_compat.api.legacy_keras', "
+                   "'estimator_compat.api.tf_versions']")
   assert second == "True True estimator_compat.training True"
 
 

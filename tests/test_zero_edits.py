@@ -175,8 +175,8 @@ def test_the_pth_line_imports_nothing_unless_the_switch_is_set(tmp_path):
   probe = ("import sys; print(sorted(m for m in sys.modules if m.split('.')[0]"
            " in ('estimator_compat', 'tensorflow')))")
   for value, loaded in (("", []), ("0", []), ("1", [
-      "estimator_compat", "estimator_compat._keras", "estimator_compat.api",
-      "estimator_compat.api.auto",
+      "estimator_compat", "estimator_compat.api", "estimator_compat.api.auto",
+      "estimator_compat.api.legacy_keras",
       "estimator_compat.api.tf_versions"])):
     env = _env(**{auto.ENV: value})
     process = _run(["-c", probe], tmp_path, env, python)
