@@ -70,10 +70,11 @@ setuptools.setup(
         # legacy program (bert.run_classifier) run unchanged; the docs site
         # is built by tools/dev.sh test and tests/test_docs_site.py; ruff
         # and mypy: the code checks (tools/ruff.toml, tools/mypy.ini);
-        # pytest-xdist: CI runs the slow tests on two workers.
+        # pytest-xdist: CI runs the slow tests on two workers; pytest-cov:
+        # branch coverage on demand (tools/coverage.sh).
         "test": ["pytest>=8", "pandas>=2.0", "build>=1.0", "ipython>=8",
                  "bert-tensorflow==1.0.4", "ruff>=0.6", "mypy>=1.10",
-                 "pytest-xdist>=3.5"] + _DOCS,
+                 "pytest-xdist>=3.5", "pytest-cov>=5"] + _DOCS,
     },
     cmdclass={"build_py": _BuildPyWithPth},
     entry_points={
