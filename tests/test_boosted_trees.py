@@ -30,6 +30,7 @@ from estimator_compat.canned.boosted_trees import heads
 from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.canned.boosted_trees import kernels
 from estimator_compat.canned.boosted_trees import model
+from estimator_compat.canned.boosted_trees import quantiles
 from estimator_compat.canned.boosted_trees import tree_proto
 from migration.recorders import golden_recorder
 from migration import program as program_lib
@@ -313,6 +314,42 @@ def test_bucketize_matches_the_kernel():
         [tf.constant(boundaries), tf.constant(boundaries[:1])]))
   np.testing.assert_array_equal(ours[0], case["out/buckets_0"])
   np.testing.assert_array_equal(ours[1], case["out/buckets_1"])
+
+
+QUANTILE_CASES = ("quantiles_small", "quantiles_large", "quantiles_coarse",
+                  "quantiles_duplicates")
+
+
+@pytest.mark.parametrize("name", QUANTILE_CASES)
+def test_quantile_sketch_matches_the_kernels(name):
+  """Per batch MakeQuantileSummaries (recorded for the repeated values with
+  uneven and zero weights), AddSummaries into the resource's stream, then
+  Flush: the same summaries and boundaries as TF 2.8.4, bit for bit."""
+  case = _kernel_case(name)
+  epsilon = float(case["in/epsilon"])
+  streams = quantiles.QuantileStreams(epsilon, 1)
+  for index, (values, weights) in enumerate(zip(case["in/values"],
+                                                case["in/weights"])):
+    summary = quantiles.make_quantile_summaries([values], weights,
+                                                epsilon)[0]
+    if f"out/summary_{index}" in case:
+      np.testing.assert_array_equal(summary, case[f"out/summary_{index}"])
+    streams.add_summaries([summary])
+  np.testing.assert_array_equal(
+      streams.flush(int(case["in/num_quantiles"]))[0],
+      case["out/boundaries"])
+
+
+def test_cpp_sort_order_sorts_also_through_the_heap_fallback():
+  rng = np.random.RandomState(3)
+  for size in (0, 1, 5, 17, 40, 200):
+    keys = rng.randint(0, 6, size=size).tolist()
+    order = quantiles.cpp_sort_order(keys)
+    assert sorted(order) == list(range(size))
+    assert [keys[i] for i in order] == sorted(keys)
+    items = list(range(size))
+    quantiles._heap_sort(keys, items, 0, size)  # pylint: disable=protected-access
+    assert [keys[i] for i in items] == sorted(keys)
 
 
 @pytest.mark.parametrize("name", GROW_CASES)

@@ -176,6 +176,39 @@ def quantiles(out_dir, rng, name, epsilon, num_quantiles, batches, size):
         {"boundaries": boundaries})
 
 
+def quantiles_with_duplicates(out_dir, rng, name, epsilon, num_quantiles,
+                              batches, size):
+  """Repeated values, uneven and zero weights: each batch's summary
+  (BoostedTreesMakeQuantileSummaries) and the flushed boundaries."""
+  values = [(rng.randint(0, 15, size=[size]) / 4.0).astype(np.float32)
+            for _ in range(batches)]
+  weights = [rng.uniform(0.0, 2.0, size=[size]).astype(np.float32)
+             for _ in range(batches)]
+  for w in weights:
+    w[::7] = 0.0
+  outputs = {}
+  with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+    accumulator = boosted_trees_ops.QuantileAccumulator(
+        epsilon=epsilon, num_streams=1, num_quantiles=num_quantiles,
+        name="q")
+    session.run(accumulator.initializer)
+    value_in = tf.compat.v1.placeholder(tf.float32, [size])
+    weight_in = tf.compat.v1.placeholder(tf.float32, [size])
+    summaries = boosted_trees_ops.make_quantile_summaries(
+        [value_in], weight_in, epsilon)
+    add = boosted_trees_ops.quantile_add_summaries(
+        accumulator.resource_handle, summaries)
+    for index, (v, w) in enumerate(zip(values, weights)):
+      outputs[f"summary_{index}"] = session.run(
+          [summaries[0], add], {value_in: v, weight_in: w})[0]
+    session.run(accumulator.flush())
+    outputs["boundaries"] = session.run(
+        accumulator.get_bucket_boundaries())[0]
+  _save(out_dir, name, {"values": np.stack(values),
+                        "weights": np.stack(weights), "epsilon": epsilon,
+                        "num_quantiles": num_quantiles}, outputs)
+
+
 def main(out_dir):
   os.makedirs(out_dir, exist_ok=True)
   rng = np.random.RandomState(7)
@@ -187,6 +220,8 @@ def main(out_dir):
   quantiles(out_dir, rng, "quantiles_small", 0.1, 10, 2, 10)
   quantiles(out_dir, rng, "quantiles_large", 0.01, 100, 4, 500)
   quantiles(out_dir, rng, "quantiles_coarse", 0.25, 4, 3, 200)
+  quantiles_with_duplicates(out_dir, rng, "quantiles_duplicates", 0.1, 10,
+                            3, 60)
   print(f"recorded kernels -> {out_dir}")
   return 0
 
