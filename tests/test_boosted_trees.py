@@ -501,7 +501,10 @@ def _assert_nested_close(actual, expected, where="trees"):
 
 
 @pytest.mark.parametrize("name", ("boosted_trees_bucketized",
-                                  "boosted_trees_bucketized_regressor"))
+                                  "boosted_trees_bucketized_regressor",
+                                  "boosted_trees_classifier",
+                                  "boosted_trees_regressor",
+                                  "boosted_trees_weighted"))
 def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
   """The classifier (bias centering) and the regressor (L1/L2,
   pre-pruning) on bucketized and indicator columns, trained here from the
@@ -557,13 +560,3 @@ def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
     else:
       np.testing.assert_allclose(run["predictions"][key], expected,
                                  rtol=1e-5, atol=1e-6, err_msg=key)
-
-
-def test_training_refuses_raw_numeric_columns(tmp_path):
-  _, estimator = _golden_estimator("boosted_trees_regressor",
-                                   str(tmp_path / "model"))
-  train_input_fn = data.input_fns(data.TARGET)[0]
-  with pytest.raises(ValueError, match="bucketized_column"):
-    estimator.train(train_input_fn, max_steps=5)
-  assert not os.path.exists(os.path.join(str(tmp_path / "model"),
-                                         "checkpoint"))

@@ -16,6 +16,7 @@ from tensorflow.python.ops import resources
 
 from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.canned.boosted_trees import kernels
+from estimator_compat.canned.boosted_trees import quantiles
 from estimator_compat.canned.boosted_trees import tree_proto
 
 
@@ -142,3 +143,51 @@ def calculate_best_feature_split_v2(node_id_range, stats_summaries,
       [tf.int32, tf.float32, tf.int32, tf.int32, tf.int32, tf.float32,
        tf.float32, tf.string], stateful=False,
       name="BoostedTreesCalculateBestFeatureSplitV2")
+
+
+class QuantileAccumulator:
+  """The float features' quantile streams and bucket boundaries.
+
+  The streams live in Python, one set per graph, as TF 2.8's stream
+  resource lived in its session (they were never saved either); the
+  boundaries are variables saved under 2.8's keys
+  (inference.boundary_variables), empty until the first flush.
+  """
+
+  def __init__(self, scope: str, name: str, epsilon: float,
+               num_streams: int, num_quantiles: int):
+    self._epsilon = epsilon
+    self._num_quantiles = num_quantiles
+    self._streams = quantiles.QuantileStreams(epsilon, num_streams)
+    self._variables = inference.boundary_variables(scope, name, num_streams)
+    for variable in self._variables:
+      resources.register_resource(variable.handle, variable.initializer,
+                                  variable.is_initialized())
+
+  def bucket_boundaries(self) -> List[tf.Tensor]:
+    return [tf.reshape(v.read_value(), [-1]) for v in self._variables]
+
+  def add_summaries(self, float_features: Sequence[tf.Tensor], weights):
+    """Adds each feature's batch summary to its stream (the
+    MakeQuantileSummaries and AddSummaries kernels)."""
+
+    def run(weight_values, *values):
+      self._streams.add_summaries(quantiles.make_quantile_summaries(
+          values, weight_values, self._epsilon))
+      return np.bool_(True)
+
+    return tf.compat.v1.py_func(
+        run, [weights] + list(float_features), tf.bool, stateful=True,
+        name="BoostedTreesQuantileStreamResourceAddSummaries").op
+
+  def flush(self):
+    """Sets the boundaries from the streams, which start over."""
+
+    def run():
+      return self._streams.flush(self._num_quantiles)
+
+    boundaries = tf.compat.v1.py_func(
+        run, [], [tf.float32] * len(self._variables), stateful=True,
+        name="BoostedTreesQuantileStreamResourceFlush")
+    return tf.group([v.assign(b) for v, b in zip(self._variables,
+                                                 boundaries)])

@@ -106,6 +106,28 @@ class AccumulatorGrower:
       self._init_ops.append(self._bias_accumulator.set_global_step(
           stamp_token))
 
+  def accumulate_quantiles(self, quantile_accumulator, float_features,
+                           weights, are_boundaries_ready):
+    """Adds the batch's float values to the quantile streams; once
+    `n_batches_per_layer` batches are in, the chief sets the bucket
+    boundaries and marks them ready."""
+    added = quantile_accumulator.add_summaries(float_features, weights)
+    batches = _accumulator([], "quantile_summary_accum")
+    update = tf.group(added, batches.set_global_step(self._stamp),
+                      batches.apply_grad(tf.constant(0.), self._stamp))
+    if not self._is_chief:
+      return update
+    with tf.control_dependencies([update]):
+
+      def flush():
+        return tf.group(batches.take_grad(1), quantile_accumulator.flush(),
+                        are_boundaries_ready.assign(True).op)
+
+      return cond(tf.math.greater_equal(batches.num_accumulated(),
+                                        self._n_batches),
+                  flush, tf.no_op,
+                  name="wait_until_quaniles_accumulated")
+
   def chief_init_op(self):
     """Stamps the accumulators once the chief's session starts."""
     return tf.group(self._init_ops)

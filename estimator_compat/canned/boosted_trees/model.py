@@ -8,8 +8,9 @@ training. The ensemble is saved as `boosted_trees:0_stamp` /
 `boosted_trees:0_serialized` (and 2.8's quantile boundaries are read from
 `boosted_trees/QuantileAccumulator`), so model_dirs of TF 2.8's estimators
 load here. TF 2.21 has no BoostedTrees kernels: graph_kernels runs
-kernels.py's instead, and training with a raw numeric column (the quantile
-sketch) is refused. It is a TF1 Session program (a hook stamps
+kernels.py's and quantiles.py's instead. With raw numeric columns the first
+`n_batches_per_layer` steps feed the quantile sketch (the global step does
+not move) until the chief sets the bucket boundaries. It is a TF1 Session program (a hook stamps
 accumulators in the session it is given; the kernels are `py_func`s), so
 every mode runs on the graph engine.
 """
@@ -24,7 +25,8 @@ from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import graph_kernels
 from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import inference
-from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
+from estimator_compat.errors import (GRAPH_ENGINE_FIX, GUARD_EXEMPT_COLLECTION,
+                                     NeedsGraphEngine)
 
 ModeKeys = mode_keys.ModeKeys
 _NO_NODE = -1
@@ -85,6 +87,18 @@ def _gradients_and_hessians(loss, logits, labels, logits_dimension,
         "n_classes=2 or label_dimension=1.")
   hessians = tf.compat.v1.gradients(gradients, logits, name="Hessians")[0]
   return gradients, hessians
+
+
+def _example_weights(features, weight_column):
+  """The quantile sketch's example weights: the weight column's values, or
+  one weight of 1 for every example."""
+  if weight_column is None:
+    return tf.constant(1., shape=[1])
+  if isinstance(weight_column, str):
+    weight_column = tf.feature_column.numeric_column(key=weight_column,
+                                                     shape=(1,))
+  return tf.squeeze(features_lib.transform(features, [weight_column])[0],
+                    axis=1)
 
 
 def _restored_model(features, columns, scope: str):
@@ -156,18 +170,19 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
       return head.create_estimator_spec(features=features, mode=mode,
                                         labels=labels, train_op_fn=tf.no_op,
                                         logits=logits)
+    quantile_accumulator, boundaries = None, {}
     if float_columns:
-      raise ValueError(
-          "Training with numeric (float) columns "
-          f"{[c.name for c in float_columns]} needs the quantile sketch of "
-          "TF's BoostedTrees kernels, which is not ported yet. Fix: wrap "
-          "them in tf.feature_column.bucketized_column with your own "
-          "boundaries.")
+      quantile_accumulator = graph_kernels.QuantileAccumulator(
+          scope, _QUANTILE_ACCUMULATOR_NAME, hparams.quantile_sketch_epsilon,
+          features_lib.num_features(float_columns), num_quantiles)
+      boundaries = features_lib.float_boundaries(
+          float_columns, quantile_accumulator.bucket_boundaries())
     ensemble = graph_kernels.EnsembleState(scope)
-    input_features = features_lib.transform(features, columns)
-    # No float columns: the boundaries are ready from the start (2.8 saved
-    # the flag all the same).
-    _local_variable(True, "are_boundaries_ready")
+    input_features = features_lib.transform(features, columns, boundaries)
+    # Without float columns the boundaries are ready from the start (2.8
+    # saved the flag all the same).
+    are_boundaries_ready = _local_variable(not float_columns,
+                                           "are_boundaries_ready")
     batch_size = tf.compat.v1.shape(labels)[0]
     (stamp_token, num_trees, num_finalized_trees, num_attempted_layers,
      last_layer_nodes_range) = ensemble.get_states()
@@ -183,7 +198,7 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
                                 num_attempted_layers)
     center_bias_var = _local_variable(hparams.center_bias,
                                       "center_bias_needed")
-    del weight_column  # The quantile sketch is what weighs examples.
+    weights = _example_weights(features, weight_column)
 
     def train_op_fn(loss):
       """One training step: bias centering first, then layers."""
@@ -211,7 +226,21 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
           step = tf.compat.v1.assign_add(global_step, 1).op
         return tf.group([update, step], name="grow_op")
 
-      return grow()
+      if not float_columns:
+        return grow()
+
+      def update_quantiles():
+        with tf.compat.v1.name_scope("UpdateQuantile"):
+          float_features = [tf.squeeze(f, axis=1) for f in
+                            features_lib.transform(features, float_columns)]
+          return grower.accumulate_quantiles(
+              quantile_accumulator, float_features, weights,
+              are_boundaries_ready)
+
+      # The quantile steps leave global_step alone, as in 2.8.
+      tf.compat.v1.add_to_collection(GUARD_EXEMPT_COLLECTION,
+                                     are_boundaries_ready)
+      return growers.cond(are_boundaries_ready, grow, update_quantiles)
 
   spec = head.create_estimator_spec(features=features, mode=mode,
                                     labels=labels, train_op_fn=train_op_fn,
