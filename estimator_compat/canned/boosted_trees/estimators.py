@@ -27,14 +27,6 @@ from estimator_compat.canned.boosted_trees import tree_proto
 SERIALIZED_ENSEMBLE_KEY = "boosted_trees:0_serialized"
 
 
-def _check_in_memory(train_in_memory: bool) -> None:
-  if train_in_memory:
-    raise ValueError(
-        "train_in_memory=True is not ported yet (the in-memory trainer "
-        "caches the whole data set as one batch). Fix: pass "
-        "train_in_memory=False with n_batches_per_layer batches per layer.")
-
-
 def feature_importances_of(ensemble, num_features: int,
                            normalize: bool) -> np.ndarray:
   """Gain-based importance of each feature id in `ensemble` (a
@@ -198,7 +190,8 @@ class BoostedTreesClassifier(_BoostedTreesBase):
     pruning_mode: 'none', 'pre' or 'post'.
     quantile_sketch_epsilon: error bound of the float columns' quantiles
       (1 / epsilon buckets).
-    train_in_memory: must be False (the in-memory trainer is not ported).
+    train_in_memory: the input_fn gives the whole data set as one batch
+      (n_batches_per_layer=1): each step grows a layer at once.
 
   Raises:
     ValueError: a bad or unported argument.
@@ -214,7 +207,6 @@ class BoostedTreesClassifier(_BoostedTreesBase):
     if n_classes > 2 and center_bias:
       raise ValueError("center_bias not yet support with n_classes > 2. Fix: "
                        "pass center_bias=False.")
-    _check_in_memory(train_in_memory)
     head, closed_form = heads.classification_head(
         n_classes, weight_column, label_vocabulary=label_vocabulary)
     hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
@@ -226,7 +218,7 @@ class BoostedTreesClassifier(_BoostedTreesBase):
           features, labels, mode, head, feature_columns, hparams,
           n_batches_per_layer, config,
           closed_form_grad_and_hess_fn=closed_form,
-          weight_column=weight_column)
+          weight_column=weight_column, train_in_memory=train_in_memory)
 
     super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                      feature_columns=feature_columns, head=head,
@@ -255,7 +247,8 @@ class BoostedTreesRegressor(_BoostedTreesBase):
     pruning_mode: 'none', 'pre' or 'post'.
     quantile_sketch_epsilon: error bound of the float columns' quantiles
       (1 / epsilon buckets).
-    train_in_memory: must be False (the in-memory trainer is not ported).
+    train_in_memory: the input_fn gives the whole data set as one batch
+      (n_batches_per_layer=1): each step grows a layer at once.
 
   Raises:
     ValueError: a bad or unported argument.
@@ -270,7 +263,6 @@ class BoostedTreesRegressor(_BoostedTreesBase):
     if label_dimension > 1 and center_bias:
       raise ValueError("center_bias not yet support with label_dimension > 1. "
                        "Fix: pass center_bias=False.")
-    _check_in_memory(train_in_memory)
     head = heads.regression_head(label_dimension, weight_column)
     hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
                        l2_regularization, tree_complexity, min_node_weight,
@@ -279,7 +271,8 @@ class BoostedTreesRegressor(_BoostedTreesBase):
     def _model_fn(features, labels, mode, config):
       return model.bt_model_fn(features, labels, mode, head, feature_columns,
                                hparams, n_batches_per_layer, config,
-                               weight_column=weight_column)
+                               weight_column=weight_column,
+                               train_in_memory=train_in_memory)
 
     super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                      feature_columns=feature_columns, head=head,

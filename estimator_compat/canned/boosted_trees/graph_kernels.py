@@ -52,20 +52,28 @@ class EnsembleState:
       output.set_shape(shape)
     return outputs
 
-  def training_predict(self, features: Sequence[tf.Tensor]):
-    """(logits `[batch, 1]`, node ids in the latest tree `[batch]`)."""
+  def training_predict(self, features: Sequence[tf.Tensor],
+                       cached_tree_ids=None, cached_node_ids=None):
+    """(logits `[batch, 1]` (since the cached nodes, when given), tree ids
+    and node ids in the latest tree `[batch]`)."""
+    cache = [] if cached_tree_ids is None else [cached_tree_ids,
+                                                cached_node_ids]
 
     def run(serialized, stamp, *values):
-      logits, _, node_ids = kernels.training_predict(
-          _ensemble(serialized, stamp), values)
-      return logits, node_ids
+      if cache:
+        tree_ids, node_ids, values = values[0], values[1], values[2:]
+      else:
+        tree_ids = node_ids = None
+      return kernels.training_predict(_ensemble(serialized, stamp), values,
+                                      tree_ids, node_ids)
 
-    logits, node_ids = tf.compat.v1.py_func(
+    logits, tree_ids, node_ids = tf.compat.v1.py_func(
         run, [self.serialized.read_value(), self.stamp.read_value()]
-        + list(features), [tf.float32, tf.int32], stateful=True,
-        name="BoostedTreesTrainingPredict")
+        + cache + list(features), [tf.float32, tf.int32, tf.int32],
+        stateful=True, name="BoostedTreesTrainingPredict")
     batch = tf.shape(features[0])[0]
-    return tf.reshape(logits, [batch, 1]), tf.reshape(node_ids, [batch])
+    return (tf.reshape(logits, [batch, 1]), tf.reshape(tree_ids, [batch]),
+            tf.reshape(node_ids, [batch]))
 
   def _write(self, serialized, stamp):
     return tf.group(self.serialized.assign(serialized),

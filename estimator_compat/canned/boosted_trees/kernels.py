@@ -214,28 +214,60 @@ def _next_node(node, features, example):
   return split.left_id if goes_left else split.right_id
 
 
-def training_predict(ensemble: Ensemble, features: Sequence[np.ndarray]
+def _post_prune_correction(ensemble: Ensemble, tree_id: int,
+                           node_id: int) -> Tuple[int, np.float32]:
+  """Where a cached node went when its tree was post-pruned, and the logit
+  change that pruning made there (none for other trees)."""
+  meta = ensemble.message.tree_metadata[tree_id]
+  if meta.is_finalized and len(meta.post_pruned_nodes_meta):
+    update = meta.post_pruned_nodes_meta[node_id]
+    change = update.logit_change[0] if len(update.logit_change) else 0.0
+    return update.new_node_id, _F32(change)
+  return node_id, _F32(0)
+
+
+def training_predict(ensemble: Ensemble, features: Sequence[np.ndarray],
+                     cached_tree_ids=None, cached_node_ids=None
                      ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-  """BoostedTreesTrainingPredict without a cache: every example's logit
-  over all trees, the latest tree's id and the node it reaches there."""
+  """BoostedTreesTrainingPredict: each example's logit change since its
+  cached (tree, node) (node -1 or no cache: its whole logit), the latest
+  tree's id and the node it reaches there."""
   batch = features[0].shape[0]
   trees = ensemble.message.trees
   logits = np.zeros([batch, 1], _F32)
+  if cached_tree_ids is None:
+    cached_tree_ids = np.zeros([batch], np.int32)
+    cached_node_ids = np.full([batch], -1, np.int32)
   if not trees:
-    return logits, np.zeros([batch], np.int32), np.zeros([batch], np.int32)
+    return (logits, np.asarray(cached_tree_ids, np.int32).reshape(batch),
+            np.zeros([batch], np.int32))
   node_ids = np.zeros([batch], np.int32)
+  latest = len(trees) - 1
   for example in range(batch):
-    total = _F32(0)
-    for tree_id, tree in enumerate(trees):
+    tree_id = int(cached_tree_ids[example])
+    node_id = int(cached_node_ids[example])
+    partial = _F32(0)
+    if node_id >= 0:
+      node_id, partial = _post_prune_correction(ensemble, tree_id, node_id)
+      partial = _F32(partial - _F32(_node_value(trees[tree_id].nodes[node_id])))
+    else:
       node_id = 0
-      while tree.nodes[node_id].WhichOneof("node") != "leaf":
-        node_id = _next_node(tree.nodes[node_id], features, example)
+    total = _F32(0)
+    while True:
+      node = trees[tree_id].nodes[node_id]
+      if node.WhichOneof("node") != "leaf":
+        node_id = _next_node(node, features, example)
+        continue
       weight = _F32(ensemble.message.tree_weights[tree_id])
-      total = _F32(total + _F32(weight * _F32(
-          tree.nodes[node_id].leaf.scalar)))
+      total = _F32(total + _F32(weight * _F32(partial
+                                              + _F32(node.leaf.scalar))))
+      partial = _F32(0)
+      if tree_id == latest:
+        break
+      tree_id, node_id = tree_id + 1, 0
     logits[example, 0] = total
     node_ids[example] = node_id
-  return logits, np.full([batch], len(trees) - 1, np.int32), node_ids
+  return logits, np.full([batch], latest, np.int32), node_ids
 
 
 def center_bias(ensemble: Ensemble, mean_gradient, mean_hessian, l1,

@@ -24,6 +24,7 @@ from estimator_compat.canned.boosted_trees import features as features_lib
 from estimator_compat.canned.boosted_trees import explanations
 from estimator_compat.canned.boosted_trees import graph_kernels
 from estimator_compat.canned.boosted_trees import growers
+from estimator_compat.canned.boosted_trees import in_memory
 from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, GUARD_EXEMPT_COLLECTION,
                                      NeedsGraphEngine)
@@ -143,11 +144,13 @@ def explanations_model_fn(features, head, feature_columns,
 def bt_model_fn(features, labels, mode, head, feature_columns,
                 hparams: growers.TreeHParams, n_batches_per_layer, config,
                 closed_form_grad_and_hess_fn=None, weight_column=None,
-                name: str = "boosted_trees"):
+                train_in_memory: bool = False, name: str = "boosted_trees"):
   """The model_fn of the BoostedTrees estimators.
 
   Raises:
     NeedsGraphEngine: traced into a function graph.
+    AssertionError: train_in_memory with n_batches_per_layer other than 1.
+    ValueError: train_in_memory in distributed training.
   """
   if tf.inside_function():
     raise NeedsGraphEngine(
@@ -186,11 +189,23 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
     batch_size = tf.compat.v1.shape(labels)[0]
     (stamp_token, num_trees, num_finalized_trees, num_attempted_layers,
      last_layer_nodes_range) = ensemble.get_states()
-    logits, node_ids = ensemble.training_predict(input_features)
-    logits = tf.zeros([batch_size, logits_dimension]) + logits
-    grower = growers.AccumulatorGrower(
-        ensemble, hparams, stamp_token, n_batches_per_layer,
-        bucket_sizes, feature_ids, config.is_chief, logits_dimension)
+    if train_in_memory:
+      in_memory.check(n_batches_per_layer, config)
+      cache_features = in_memory.feature_cache_op(
+          input_features, batch_size, are_boundaries_ready, growers.cond)
+      state_cache = in_memory.TrainingStateCache(batch_size,
+                                                 logits_dimension)
+      cached_tree_ids, cached_node_ids, cached_logits = state_cache.lookup()
+      partial_logits, tree_ids, node_ids = ensemble.training_predict(
+          input_features, cached_tree_ids, cached_node_ids)
+      logits = cached_logits + partial_logits
+      grower = growers.InMemoryGrower(ensemble, hparams, feature_ids)
+    else:
+      partial_logits, _, node_ids = ensemble.training_predict(input_features)
+      logits = tf.zeros([batch_size, logits_dimension]) + partial_logits
+      grower = growers.AccumulatorGrower(
+          ensemble, hparams, stamp_token, n_batches_per_layer,
+          bucket_sizes, feature_ids, config.is_chief, logits_dimension)
     tf.compat.v1.summary.scalar("ensemble/num_trees", num_trees)
     tf.compat.v1.summary.scalar("ensemble/num_finalized_trees",
                                 num_finalized_trees)
@@ -222,12 +237,15 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
               grow_layer)
         else:
           update = grow_layer()
+        ops = [update]
+        if train_in_memory:
+          # The states are cached once bias centering is over.
+          ops.append(growers.cond(
+              center_bias_var, tf.no_op, lambda: state_cache.insert(
+                  tree_ids, node_ids, logits)))
         with tf.control_dependencies([update]):
           step = tf.compat.v1.assign_add(global_step, 1).op
-        return tf.group([update, step], name="grow_op")
-
-      if not float_columns:
-        return grow()
+        return tf.group(ops + [step], name="grow_op")
 
       def update_quantiles():
         with tf.compat.v1.name_scope("UpdateQuantile"):
@@ -237,10 +255,17 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
               quantile_accumulator, float_features, weights,
               are_boundaries_ready)
 
-      # The quantile steps leave global_step alone, as in 2.8.
-      tf.compat.v1.add_to_collection(GUARD_EXEMPT_COLLECTION,
-                                     are_boundaries_ready)
-      return growers.cond(are_boundaries_ready, grow, update_quantiles)
+      if not float_columns:
+        step = grow()
+      else:
+        # The quantile steps leave global_step alone, as in 2.8.
+        tf.compat.v1.add_to_collection(GUARD_EXEMPT_COLLECTION,
+                                       are_boundaries_ready)
+        step = growers.cond(are_boundaries_ready, grow, update_quantiles)
+      if train_in_memory:
+        # 2.8 cached the features while transforming them, in every step.
+        return tf.group(step, cache_features)
+      return step
 
   spec = head.create_estimator_spec(features=features, mode=mode,
                                     labels=labels, train_op_fn=train_op_fn,
