@@ -504,7 +504,8 @@ def _assert_nested_close(actual, expected, where="trees"):
                                   "boosted_trees_classifier",
                                   "boosted_trees_regressor",
                                   "boosted_trees_weighted",
-                                  "boosted_trees_in_memory"))
+                                  "boosted_trees_in_memory",
+                                  "boosted_trees_estimator"))
 def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
   """The classifier (bias centering) and the regressor (L1/L2,
   pre-pruning) on bucketized and indicator columns, trained here from the
@@ -565,3 +566,33 @@ def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
     else:
       np.testing.assert_allclose(run["predictions"][key], expected,
                                  rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+@pytest.mark.parametrize("n_batches, tf_config, error, match", [
+    (2, None, AssertionError, "n_batches_per_layer should be set as 1"),
+    (1, {"cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"]},
+         "task": {"type": "chief", "index": 0}}, ValueError,
+     "supported only for non-distributed"),
+])
+def test_train_in_memory_refuses_what_2_8_refused(n_batches, tf_config,
+                                                  error, match, tmp_path,
+                                                  monkeypatch):
+  """2.8's errors (its type and wording first), before any checkpoint."""
+  if tf_config:
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+  estimator = estimators.BoostedTreesClassifier(
+      data.bucketized_columns(tf.feature_column),
+      n_batches_per_layer=n_batches, model_dir=str(tmp_path / "model"),
+      n_trees=1, max_depth=1, train_in_memory=True,
+      config=run_config_lib.RunConfig(engine="graph"))
+  with pytest.raises(error, match=match):
+    estimator.train(data.input_fns(data.BINARY)[0], max_steps=2)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))
+
+
+def test_boosted_trees_estimator_is_exported_as_in_2_8():
+  """tf.estimator.BoostedTreesEstimator in both namespaces, as 2.8 had it."""
+  import estimator_compat  # pylint: disable=g-import-not-at-top
+  from estimator_compat import v1  # pylint: disable=g-import-not-at-top
+  assert (estimator_compat.BoostedTreesEstimator
+          is v1.BoostedTreesEstimator is estimators.BoostedTreesEstimator)

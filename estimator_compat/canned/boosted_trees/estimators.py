@@ -1,4 +1,5 @@
-"""`tf.estimator.BoostedTreesClassifier` / `BoostedTreesRegressor`.
+"""`tf.estimator.BoostedTreesClassifier` / `BoostedTreesRegressor` /
+`BoostedTreesEstimator`.
 
 TensorFlow Estimator 2.8's gradient boosted trees (removed in 2.9) on the
 graph engine: the same constructor arguments, checkpoint
@@ -23,6 +24,7 @@ from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import heads
 from estimator_compat.canned.boosted_trees import model
 from estimator_compat.canned.boosted_trees import tree_proto
+from estimator_compat.head import tf1_heads
 
 SERIALIZED_ENSEMBLE_KEY = "boosted_trees:0_serialized"
 
@@ -278,3 +280,57 @@ class BoostedTreesRegressor(_BoostedTreesBase):
                      feature_columns=feature_columns, head=head,
                      center_bias=center_bias, is_classification=False,
                      quantile_sketch_epsilon=quantile_sketch_epsilon)
+
+
+class BoostedTreesEstimator(_BoostedTreesBase):
+  """Gradient boosted trees with a head of your own (a custom loss).
+
+  As in tensorflow-estimator 2.8: the gradients and hessians come from the
+  head's training loss, weight_column is accepted but the quantile sketch
+  weighs every example 1, and only the TF1 binary and multi-class heads
+  count as classification (for explanations' probabilities).
+
+  Args:
+    feature_columns: numeric, bucketized, indicator or categorical columns.
+    n_batches_per_layer: batches whose statistics build each layer.
+    head: the head (its logits_dimension must be 1).
+    model_dir: where checkpoints go.
+    weight_column: accepted as 2.8 accepted it (unused).
+    n_trees: trees to build.
+    max_depth: depth of each tree.
+    learning_rate: shrinkage of each tree.
+    l1_regularization: L1 on leaf weights.
+    l2_regularization: L2 on leaf weights.
+    tree_complexity: penalty per leaf (with pruning).
+    min_node_weight: smallest mean hessian of a node to split.
+    config: a RunConfig.
+    center_bias: start the first tree with the prior logit.
+    pruning_mode: 'none', 'pre' or 'post'.
+    quantile_sketch_epsilon: error bound of the float columns' quantiles
+      (1 / epsilon buckets).
+
+  Raises:
+    ValueError: a bad argument.
+  """
+
+  def __init__(self, feature_columns, n_batches_per_layer, head,
+               model_dir=None, weight_column=None, n_trees=100, max_depth=6,
+               learning_rate=0.1, l1_regularization=0., l2_regularization=0.,
+               tree_complexity=0., min_node_weight=0., config=None,
+               center_bias=False, pruning_mode="none",
+               quantile_sketch_epsilon=0.01):
+    del weight_column  # 2.8 did not pass it on either.
+    hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
+                       l2_regularization, tree_complexity, min_node_weight,
+                       center_bias, pruning_mode, quantile_sketch_epsilon)
+
+    def _model_fn(features, labels, mode, config):
+      return model.bt_model_fn(features, labels, mode, head, feature_columns,
+                               hparams, n_batches_per_layer, config)
+
+    super().__init__(
+        model_fn=_model_fn, model_dir=model_dir, config=config,
+        feature_columns=feature_columns, head=head, center_bias=center_bias,
+        is_classification=isinstance(head, (tf1_heads.TF1BinaryClassHead,
+                                            tf1_heads.TF1MultiClassHead)),
+        quantile_sketch_epsilon=quantile_sketch_epsilon)
