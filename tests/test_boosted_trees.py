@@ -1,11 +1,13 @@
-"""BoostedTrees (tensorflow-estimator 2.8) parts checked against the goldens
-recorded on the real 2.8 code (tools/record_boosted_trees_goldens.sh).
+"""BoostedTrees (tensorflow-estimator 2.8) checked against the goldens
+recorded on the real 2.8 code (tools/record_boosted_trees_goldens.sh and
+tools/record_boosted_trees_kernels.py).
 
-TF 2.21 registers no kernel for the BoostedTrees ops, so the estimators do
-not train here yet (docs/boosted-trees.md); what does not need the kernels
-is checked against the recorded runs: the ensemble message, feature ids and
-names, feature importances, the checkpoint keys of the training graph,
-evaluation and prediction from the model_dir the 2.8 run left, and the
+TF 2.21 registers no kernel for the BoostedTrees ops; the NumPy kernels
+that replace them are checked against TF 2.8.4's kernels on recorded
+inputs (growth, prediction, the quantile sketch), and the estimators
+replay recorded 2.8 training runs from the same starting checkpoint: the
+ensemble message, feature ids and names, feature importances, checkpoint
+keys and values, metrics, predictions and explanations, plus the
 argument checks.
 """
 

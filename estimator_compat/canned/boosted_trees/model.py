@@ -1,18 +1,20 @@
 """The BoostedTrees model_fn: the ensemble, and the per-step training graph
 (TF 2.8's canned BoostedTrees estimators).
 
-Training runs in phases, each step one batch: (`center_bias`) the bias of
-the first tree, then one layer per `n_batches_per_layer` batches until
-`n_trees` trees of `max_depth` layers are finalized, when a hook stops
-training. The ensemble is saved as `boosted_trees:0_stamp` /
-`boosted_trees:0_serialized` (and 2.8's quantile boundaries are read from
-`boosted_trees/QuantileAccumulator`), so model_dirs of TF 2.8's estimators
-load here. TF 2.21 has no BoostedTrees kernels: graph_kernels runs
-kernels.py's and quantiles.py's instead. With raw numeric columns the first
-`n_batches_per_layer` steps feed the quantile sketch (the global step does
-not move) until the chief sets the bucket boundaries. It is a TF1 Session program (a hook stamps
-accumulators in the session it is given; the kernels are `py_func`s), so
-every mode runs on the graph engine.
+Training runs in phases, each step one batch: (raw numeric columns) the
+quantile sketch for `n_batches_per_layer` batches, which leaves the global
+step alone, until the chief sets the bucket boundaries; (`center_bias`)
+the bias of the first tree; then one layer per `n_batches_per_layer`
+batches until `n_trees` trees of `max_depth` layers are finalized, when a
+hook stops training. With `train_in_memory` every phase step takes the
+whole data set at once (in_memory.py). The ensemble is saved as
+`boosted_trees:0_stamp` / `boosted_trees:0_serialized` and the boundaries
+as `boosted_trees/QuantileAccumulator:0_bucket_boundaries_<i>`, so
+model_dirs of TF 2.8's estimators load here and back. TF 2.21 has no
+BoostedTrees kernels: graph_kernels runs kernels.py's and quantiles.py's
+instead. It is a TF1 Session program (a hook stamps accumulators in the
+session it is given; the kernels are `py_func`s), so every mode runs on
+the graph engine.
 """
 
 import functools
