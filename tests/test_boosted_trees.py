@@ -408,22 +408,31 @@ def test_stats_and_best_splits_match_the_kernels(name):
 
 @pytest.mark.parametrize("name", GROW_CASES)
 def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
-  """training_predict, the ensemble states, center_bias and
-  update_ensemble_v2 replay the recorded growth: the same logits, node
-  ids, states and centering flags, and after every step the same
-  serialized ensemble, byte for byte."""
+  """training_predict (also from the previous step's cached nodes),
+  the ensemble states, center_bias and update_ensemble_v2 replay the
+  recorded growth: the same logits, node ids, states and centering flags,
+  and after every step the same serialized ensemble, byte for byte."""
   case = _kernel_case(name)
   features = list(case["in/features"])
   pruning = {b"none": kernels.NO_PRUNING, b"pre": kernels.PRE_PRUNING,
              b"post": kernels.POST_PRUNING}[
       case["in/pruning_mode"].astype(np.bytes_).item()]
-  ensemble, step = kernels.Ensemble(), 0
+  ensemble, step, checked_cache = kernels.Ensemble(), 0, 0
   while f"out/step_{step}/logits" in case:
     prefix = f"out/step_{step}/"
     logits, tree_ids, node_ids = kernels.training_predict(ensemble, features)
     np.testing.assert_array_equal(logits, case[prefix + "logits"])
     np.testing.assert_array_equal(tree_ids, case[prefix + "tree_ids"])
     np.testing.assert_array_equal(node_ids, case[prefix + "node_ids"])
+    if prefix + "from_cache_logits" in case:
+      # Continuing from the previous step's trees and nodes (the in-memory
+      # trainer's cache), post-pruning corrections included.
+      cached = kernels.training_predict(ensemble, features, *previous)
+      for key, value in zip(("logits", "tree_ids", "node_ids"), cached):
+        np.testing.assert_array_equal(
+            value, case[prefix + f"from_cache_{key}"], err_msg=f"{step}")
+      checked_cache += 1
+    previous = (tree_ids, node_ids)
     states = ensemble.states()
     assert list(states[:4]) == case[prefix + "states"].tolist(), step
     assert states[4] == case[prefix + "node_range"].tolist(), step
@@ -441,7 +450,7 @@ def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
     assert (ensemble.message.SerializeToString()
             == case[prefix + "ensemble"].tobytes()), step
     step += 1
-  assert step >= 7
+  assert step >= 7 and checked_cache == step - 1
 
 
 _NOISE_GAIN = 1e-6

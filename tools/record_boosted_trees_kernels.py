@@ -106,6 +106,7 @@ def grow(out_dir, rng, name, pruning_mode, l1, l2, tree_complexity,
                                            mean_h, l1=l1, l2=l2)
     serialize = ensemble.serialize()
     step, centering = 0, center_bias
+    previous = None
     while step < 12:
       zeros = np.zeros([BATCH], np.int32)
       logits, tree_ids, node_ids = session.run(train_pred, {
@@ -118,6 +119,14 @@ def grow(out_dir, rng, name, pruning_mode, l1, l2, tree_complexity,
                 "states": [stamp, num_trees, finalized, attempted],
                 "node_range": node_range, "gradients": gradients,
                 "predict": session.run(predict)}
+      if previous is not None:
+        # From the previous step's trees and nodes, as the in-memory
+        # trainer's cache continues (post-pruning corrections included).
+        cached = session.run(train_pred, {cached_tree: previous[0],
+                                          cached_node: previous[1]})
+        for key, value in zip(("logits", "tree_ids", "node_ids"), cached):
+          record[f"from_cache_{key}"] = value
+      previous = (tree_ids, node_ids)
       if centering:
         record["centering"] = session.run(center, {
             mean_g: gradients.mean(0, keepdims=True),
