@@ -607,3 +607,22 @@ def test_boosted_trees_estimator_is_exported_as_in_2_8():
   from estimator_compat import v1  # pylint: disable=g-import-not-at-top
   assert (estimator_compat.BoostedTreesEstimator
           is v1.BoostedTreesEstimator is estimators.BoostedTreesEstimator)
+
+
+def test_boosted_trees_estimator_refuses_multi_dimensional_heads(tmp_path):
+  """2.8 trained them (vector leaves); not ported: a ValueError naming the
+  fix at train(), before any checkpoint."""
+  from estimator_compat.head import regression_head  # pylint: disable=g-import-not-at-top
+  estimator = estimators.BoostedTreesEstimator(
+      data.bucketized_columns(tf.feature_column), n_batches_per_layer=1,
+      head=regression_head.RegressionHead(label_dimension=2),
+      model_dir=str(tmp_path / "model"), n_trees=1, max_depth=1,
+      config=run_config_lib.RunConfig(engine="graph"))
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        (data.FEATURES, np.concatenate([data.TARGET] * 2, 1))).batch(10)
+
+  with pytest.raises(ValueError, match="logits_dimension=2"):
+    estimator.train(input_fn, max_steps=1)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))
