@@ -418,6 +418,7 @@ def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
              b"post": kernels.POST_PRUNING}[
       case["in/pruning_mode"].astype(np.bytes_).item()]
   ensemble, step, checked_cache = kernels.Ensemble(), 0, 0
+  previous = (None, None)  # Step 0 has no cache to continue from.
   while f"out/step_{step}/logits" in case:
     prefix = f"out/step_{step}/"
     logits, tree_ids, node_ids = kernels.training_predict(ensemble, features)
