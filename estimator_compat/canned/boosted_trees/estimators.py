@@ -136,6 +136,11 @@ class _BoostedTreesBase(estimator_lib.Estimator):
                        "instantiation when using "
                        "experimental_predict_with_explanations. Fix: pass "
                        "center_bias=True.")
+    if self._head.logits_dimension > 1:
+      raise ValueError("experimental_predict_with_explanations does not yet "
+                       "support multi-class classification and multi-label "
+                       "regression. Fix: explain a model with "
+                       "one-dimensional logits.")
     head, columns = self._head, self._sorted_feature_columns
 
     def explanations_fn(features, labels, mode):
@@ -171,13 +176,13 @@ def _hparams(n_trees, max_depth, learning_rate, l1_regularization,
 
 
 class BoostedTreesClassifier(_BoostedTreesBase):
-  """A gradient boosted trees classifier (binary).
+  """A gradient boosted trees classifier.
 
   Args:
     feature_columns: numeric, bucketized, indicator or categorical columns.
     n_batches_per_layer: batches whose statistics build each layer.
     model_dir: where checkpoints go.
-    n_classes: 2 (multi-class is not ported).
+    n_classes: the number of classes.
     weight_column: name or numeric column of example weights.
     label_vocabulary: string labels, in class order.
     n_trees: trees to build.
@@ -229,13 +234,13 @@ class BoostedTreesClassifier(_BoostedTreesBase):
 
 
 class BoostedTreesRegressor(_BoostedTreesBase):
-  """A gradient boosted trees regressor (one-dimensional label).
+  """A gradient boosted trees regressor.
 
   Args:
     feature_columns: numeric, bucketized, indicator or categorical columns.
     n_batches_per_layer: batches whose statistics build each layer.
     model_dir: where checkpoints go.
-    label_dimension: 1 (multi-dimensional labels are not ported).
+    label_dimension: the number of label values per example.
     weight_column: name or numeric column of example weights.
     n_trees: trees to build.
     max_depth: depth of each tree.
@@ -293,7 +298,7 @@ class BoostedTreesEstimator(_BoostedTreesBase):
   Args:
     feature_columns: numeric, bucketized, indicator or categorical columns.
     n_batches_per_layer: batches whose statistics build each layer.
-    head: the head (its logits_dimension must be 1).
+    head: the head.
     model_dir: where checkpoints go.
     weight_column: accepted as 2.8 accepted it (unused).
     n_trees: trees to build.

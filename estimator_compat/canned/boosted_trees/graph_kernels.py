@@ -20,15 +20,17 @@ from estimator_compat.canned.boosted_trees import quantiles
 from estimator_compat.canned.boosted_trees import tree_proto
 
 
-def _ensemble(serialized: bytes, stamp) -> kernels.Ensemble:
+def _ensemble(serialized: bytes, stamp,
+              logits_dimension: int = 1) -> kernels.Ensemble:
   return kernels.Ensemble(tree_proto.TreeEnsemble.FromString(serialized),
-                          int(stamp))
+                          int(stamp), logits_dimension)
 
 
 class EnsembleState:
   """The trained ensemble in the graph: reads, predictions and updates."""
 
-  def __init__(self, scope: str):
+  def __init__(self, scope: str, logits_dimension: int = 1):
+    self._width = logits_dimension
     self.serialized, self.stamp = inference.ensemble_variables(scope)
     for variable in (self.serialized, self.stamp):
       resources.register_resource(variable.handle, variable.initializer,
@@ -64,15 +66,17 @@ class EnsembleState:
         tree_ids, node_ids, values = values[0], values[1], values[2:]
       else:
         tree_ids = node_ids = None
-      return kernels.training_predict(_ensemble(serialized, stamp), values,
-                                      tree_ids, node_ids)
+      return kernels.training_predict(
+          _ensemble(serialized, stamp, self._width), values, tree_ids,
+          node_ids)
 
     logits, tree_ids, node_ids = tf.compat.v1.py_func(
         run, [self.serialized.read_value(), self.stamp.read_value()]
         + cache + list(features), [tf.float32, tf.int32, tf.int32],
         stateful=True, name="BoostedTreesTrainingPredict")
     batch = tf.shape(features[0])[0]
-    return (tf.reshape(logits, [batch, 1]), tf.reshape(tree_ids, [batch]),
+    return (tf.reshape(logits, [batch, self._width]),
+            tf.reshape(tree_ids, [batch]),
             tf.reshape(node_ids, [batch]))
 
   def _write(self, serialized, stamp):
@@ -105,7 +109,7 @@ class EnsembleState:
     flat = [columns[key][group] for key in keys for group in range(groups)]
 
     def run(serialized, stamp, *values):
-      ensemble = _ensemble(serialized, stamp)
+      ensemble = _ensemble(serialized, stamp, self._width)
       arguments = {key: [values[k * groups + g] for g in range(groups)]
                    for k, key in enumerate(keys)}
       kernels.update_ensemble_v2(ensemble, learning_rate=learning_rate,
@@ -121,8 +125,9 @@ class EnsembleState:
 
 
 def aggregate_stats(node_ids, gradients, hessians, feature, max_splits: int,
-                    num_buckets: int) -> tf.Tensor:
-  """The `[max_splits, 1, num_buckets + 1, 2]` stats summary of a feature."""
+                    num_buckets: int, logits_dimension: int = 1) -> tf.Tensor:
+  """The `[max_splits, 1, num_buckets + 1, K + K * K]` stats summary of a
+  feature."""
 
   def run(nodes, grads, hess, values):
     return kernels.aggregate_stats(nodes, grads, hess, values, max_splits,
@@ -131,20 +136,23 @@ def aggregate_stats(node_ids, gradients, hessians, feature, max_splits: int,
   stats = tf.compat.v1.py_func(run, [node_ids, gradients, hessians, feature],
                                tf.float32, stateful=False,
                                name="BoostedTreesAggregateStats")
-  stats.set_shape([max_splits, 1, num_buckets + 1, 2])
+  stats.set_shape([max_splits, 1, num_buckets + 1,
+                   logits_dimension + logits_dimension ** 2])
   return stats
 
 
 def calculate_best_feature_split_v2(node_id_range, stats_summaries,
                                     split_types, candidate_feature_ids, l1,
-                                    l2, tree_complexity, min_node_weight
+                                    l2, tree_complexity, min_node_weight,
+                                    logits_dimension: int = 1
                                     ) -> List[tf.Tensor]:
   """Each node's best split over a bucket group's features."""
 
   def run(node_range, *summaries):
     return kernels.calculate_best_feature_split_v2(
         node_range, summaries, [s.encode() for s in split_types],
-        candidate_feature_ids, l1, l2, tree_complexity, min_node_weight)
+        candidate_feature_ids, l1, l2, tree_complexity, min_node_weight,
+        logits_dimension)
 
   return tf.compat.v1.py_func(
       run, [node_id_range] + list(stats_summaries),

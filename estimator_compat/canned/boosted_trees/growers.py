@@ -80,11 +80,13 @@ class _Grower:
   """What both growers share: centering the bias and growing a layer from
   stats summaries."""
 
-  def __init__(self, tree_ensemble, hparams: TreeHParams, feature_ids: List):
+  def __init__(self, tree_ensemble, hparams: TreeHParams, feature_ids: List,
+               logits_dimension: int = 1):
     self._ensemble = tree_ensemble
     self._hparams = hparams
     self._pruning_mode = parse_pruning_mode(hparams)
     self._feature_ids = feature_ids
+    self._logits_dimension = logits_dimension
 
   def _center(self, center_bias_var, mean_gradients, mean_hessians):
     update, still_centering = self._ensemble.center_bias(
@@ -99,7 +101,8 @@ class _Grower:
       outputs = graph_kernels.calculate_best_feature_split_v2(
           last_layer_nodes_range, stats_summaries[group], split_types[group],
           ids, self._hparams.l1, self._hparams.l2,
-          self._hparams.tree_complexity, self._hparams.min_node_weight)
+          self._hparams.tree_complexity, self._hparams.min_node_weight,
+          self._logits_dimension)
       for key, value in zip(("node_ids", "gains", "feature_ids",
                              "dimension_ids", "thresholds",
                              "left_node_contribs", "right_node_contribs",
@@ -147,7 +150,7 @@ class AccumulatorGrower(_Grower):
                n_batches_per_layer,
                bucket_sizes: List[int], feature_ids: List, is_chief: bool,
                logits_dimension: int):
-    super().__init__(tree_ensemble, hparams, feature_ids)
+    super().__init__(tree_ensemble, hparams, feature_ids, logits_dimension)
     self._stamp = stamp_token
     self._n_batches = n_batches_per_layer
     self._is_chief = is_chief

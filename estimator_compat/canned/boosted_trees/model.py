@@ -83,13 +83,23 @@ def _gradients_and_hessians(loss, logits, labels, logits_dimension,
   if logits_dimension == 1 and closed_form:
     return closed_form(logits, labels)
   gradients = tf.compat.v1.gradients(loss, logits, name="Gradients")[0]
-  if logits_dimension != 1:
-    raise ValueError(
-        f"logits_dimension={logits_dimension}: only one-dimensional logits "
-        "are ported (binary classification, one label regression). Fix: use "
-        "n_classes=2 or label_dimension=1.")
-  hessians = tf.compat.v1.gradients(gradients, logits, name="Hessians")[0]
-  return gradients, hessians
+  if logits_dimension == 1:
+    hessians = tf.compat.v1.gradients(gradients, logits, name="Hessians")[0]
+    return gradients, hessians
+  return gradients, _full_hessians(gradients, logits, logits_dimension)
+
+
+def _full_hessians(gradients, logits, logits_dimension: int):
+  """Each example's K x K hessian, flat `[batch, K * K]`: row i is the
+  derivative of gradient i by the logits (2.8's full-hessian strategy)."""
+  rows = []
+  for row, gradient in enumerate(tf.unstack(gradients, num=logits_dimension,
+                                            axis=1)):
+    rows.append(tf.compat.v1.gradients(
+        gradient, logits, name=f"Hessian_{row}",
+        colocate_gradients_with_ops=False, gate_gradients=0,
+        aggregation_method=None)[0])
+  return tf.reshape(tf.stack(rows, axis=1), (-1, logits_dimension ** 2))
 
 
 def _example_weights(features, weight_column):
@@ -182,7 +192,15 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
           features_lib.num_features(float_columns), num_quantiles)
       boundaries = features_lib.float_boundaries(
           float_columns, quantile_accumulator.bucket_boundaries())
-    ensemble = graph_kernels.EnsembleState(scope)
+    if logits_dimension > 1 and hparams.center_bias:
+      k = logits_dimension
+      raise ValueError(
+          f"Dimension 1 in both shapes must be equal, but are {k} and "
+          f"{k * k}. Shapes are [?,{k}] and [?,{k * k}]. (TF 2.8's bias "
+          "centering stacks the gradients with the hessians, so "
+          f"center_bias fails with logits_dimension={k}.) Fix: pass "
+          "center_bias=False.")
+    ensemble = graph_kernels.EnsembleState(scope, logits_dimension)
     input_features = features_lib.transform(features, columns, boundaries)
     # Without float columns the boundaries are ready from the start (2.8
     # saved the flag all the same).
@@ -201,7 +219,8 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
       partial_logits, tree_ids, node_ids = ensemble.training_predict(
           input_features, cached_tree_ids, cached_node_ids)
       logits = cached_logits + partial_logits
-      grower = growers.InMemoryGrower(ensemble, hparams, feature_ids)
+      grower = growers.InMemoryGrower(ensemble, hparams, feature_ids,
+                                      logits_dimension)
     else:
       partial_logits, _, node_ids = ensemble.training_predict(input_features)
       logits = tf.zeros([batch_size, logits_dimension]) + partial_logits
@@ -227,7 +246,8 @@ def bt_model_fn(features, labels, mode, head, feature_columns,
         summaries = [
             [graph_kernels.aggregate_stats(
                 node_ids, gradients, hessians, input_features[feature_id],
-                growers.max_splits(hparams), size) for feature_id in ids]
+                growers.max_splits(hparams), size, logits_dimension)
+             for feature_id in ids]
             for size, ids in zip(bucket_sizes, feature_ids)]
         grow_layer = functools.partial(grower.grow_tree, summaries,
                                        last_layer_nodes_range, split_types)
