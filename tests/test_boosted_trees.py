@@ -454,6 +454,48 @@ def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
   assert step >= 7 and checked_cache == step - 1
 
 
+@pytest.mark.parametrize("name", ("grow_multi_dim", "grow_multi_dim_l2"))
+def test_multi_dimensional_kernels_grow_what_tf_2_8_grew(name):
+  """Three classes' softmax gradients and full hessians, without L2 (a
+  singular hessian: the QR's basic solution) and with: aggregate_stats,
+  calculate_best_feature_split_v2, training_predict and
+  update_ensemble_v2 give TF 2.8's stats, gains, vector contributions,
+  logits and serialized ensembles bit for bit at every step."""
+  case = _kernel_case(name)
+  features, num_buckets = list(case["in/features"]), case["in/num_buckets"]
+  width = int(case["in/classes"])
+  ensemble, step = kernels.Ensemble(logits_dimension=width), 0
+  while f"out/step_{step}/logits" in case:
+    prefix = f"out/step_{step}/"
+    for key, value in zip(("logits", "tree_ids", "node_ids"),
+                          kernels.training_predict(ensemble, features)):
+      np.testing.assert_array_equal(value, case[prefix + key],
+                                    err_msg=f"{step} {key}")
+    assert list(ensemble.states()[:4]) == case[prefix + "states"].tolist()
+    splits = {key: [] for key in _SPLIT_KEYS}
+    for i, feature in enumerate(features):
+      stats = kernels.aggregate_stats(
+          case[prefix + "node_ids"], case[prefix + "gradients"],
+          case[prefix + "hessians"], feature, 7, int(num_buckets[i]))
+      np.testing.assert_array_equal(stats, case[prefix + f"stats_{i}"])
+      ours = kernels.calculate_best_feature_split_v2(
+          case[prefix + "node_range"], [stats], [b"inequality"], [i], 0.0,
+          float(case["in/l2"]), 0.0, 0.0, width)
+      for key, value in zip(_SPLIT_KEYS, ours):
+        expected = case[prefix + f"split_{i}_{key}"]
+        np.testing.assert_array_equal(value.reshape(expected.shape),
+                                      expected, err_msg=f"{step} {key}")
+        splits[key].append(expected)
+    kernels.update_ensemble_v2(
+        ensemble, learning_rate=float(case["in/learning_rate"]),
+        max_depth=int(case["in/max_depth"]),
+        pruning_mode=kernels.NO_PRUNING, **splits)
+    assert (ensemble.message.SerializeToString()
+            == case[prefix + "ensemble"].tobytes()), step
+    step += 1
+  assert step == 7
+
+
 _NOISE_GAIN = 1e-6
 
 

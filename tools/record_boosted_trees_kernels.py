@@ -162,6 +162,89 @@ def grow(out_dir, rng, name, pruning_mode, l1, l2, tree_complexity,
   _save(out_dir, name, inputs, outputs)
 
 
+def grow_multi_dim(out_dir, rng, name, l2, classes=3, steps=7):
+  """Layers grown from softmax gradients and full hessians of 3 classes
+  (logits_dimension=3): every kernel's inputs and outputs, and the
+  ensemble after each step."""
+  num_buckets = [4, 4, 6]
+  features = _features(rng, num_buckets)
+  labels = rng.randint(0, classes, size=[BATCH])
+  inputs = {"features": np.stack(features), "labels": labels,
+            "num_buckets": num_buckets, "l2": l2, "learning_rate": 0.3,
+            "max_depth": MAX_DEPTH, "classes": classes}
+  outputs = {}
+  max_splits = (1 << MAX_DEPTH) - 1
+  width = classes + classes * classes
+  with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+    ensemble = boosted_trees_ops.TreeEnsemble("ensemble")
+    session.run(ensemble.initializer)
+    zeros = np.zeros([BATCH], np.int32)
+    train_pred = boosted_trees_ops.training_predict(
+        ensemble.resource_handle, zeros, zeros - 1, features, classes)
+    states = ensemble.get_states()
+    node_ids_in = tf.compat.v1.placeholder(tf.int32, [BATCH])
+    grads_in = tf.compat.v1.placeholder(tf.float32, [BATCH, classes])
+    hess_in = tf.compat.v1.placeholder(tf.float32, [BATCH, classes ** 2])
+    summaries = [gen_boosted_trees_ops.boosted_trees_aggregate_stats(
+        node_ids_in, grads_in, hess_in, f, max_splits, size)
+                 for f, size in zip(features, num_buckets)]
+    range_in = tf.compat.v1.placeholder(tf.int32, [2])
+    stats_in = [tf.compat.v1.placeholder(tf.float32,
+                                         [max_splits, 1, size + 1, width])
+                for size in num_buckets]
+    splits = [boosted_trees_ops.calculate_best_feature_split_v2(
+        range_in, [s], split_types=["inequality"], candidate_feature_ids=[i],
+        l1=0.0, l2=l2, tree_complexity=0.0, min_node_weight=0.0,
+        logits_dimension=classes) for i, s in enumerate(stats_in)]
+    split_in = {k: [tf.compat.v1.placeholder(d) for _ in features]
+                for k, d in (("node_ids", tf.int32), ("gains", tf.float32),
+                             ("feature_ids", tf.int32),
+                             ("dimension_ids", tf.int32),
+                             ("thresholds", tf.int32),
+                             ("left_node_contribs", tf.float32),
+                             ("right_node_contribs", tf.float32),
+                             ("split_types", tf.string))}
+    update = boosted_trees_ops.update_ensemble_v2(
+        ensemble.resource_handle, learning_rate=0.3, max_depth=MAX_DEPTH,
+        pruning_mode=boosted_trees_ops.PruningMode.NO_PRUNING,
+        logits_dimension=classes, **split_in)
+    serialize = ensemble.serialize()
+    one_hot = np.eye(classes, dtype=np.float32)[labels]
+    for step in range(steps):
+      logits, tree_ids, node_ids = session.run(train_pred)
+      (stamp, num_trees, finalized, attempted,
+       node_range) = session.run(states)
+      exps = np.exp(logits.astype(np.float64))
+      p = exps / exps.sum(1, keepdims=True)
+      gradients = (p - one_hot).astype(np.float32)
+      hessians = np.stack([np.diag(q) - np.outer(q, q) for q in p]).reshape(
+          BATCH, -1).astype(np.float32)
+      record = {"logits": logits, "tree_ids": tree_ids, "node_ids": node_ids,
+                "states": [stamp, num_trees, finalized, attempted],
+                "node_range": node_range, "gradients": gradients,
+                "hessians": hessians}
+      stats = session.run(summaries, {node_ids_in: node_ids,
+                                      grads_in: gradients,
+                                      hess_in: hessians})
+      best = session.run(splits, {range_in: node_range,
+                                  **dict(zip(stats_in, stats))})
+      keys = ("node_ids", "gains", "feature_ids", "dimension_ids",
+              "thresholds", "left_node_contribs", "right_node_contribs",
+              "split_types")
+      feed = {}
+      for i, (summary, result) in enumerate(zip(stats, best)):
+        record[f"stats_{i}"] = summary
+        for key, value in zip(keys, result):
+          feed[split_in[key][i]] = value
+          record[f"split_{i}_{key}"] = value
+      session.run(update, feed)
+      record["ensemble"] = np.frombuffer(session.run(serialize)[1],
+                                         np.uint8)
+      for key, value in record.items():
+        outputs[f"step_{step}/{key}"] = value
+  _save(out_dir, name, inputs, outputs)
+
+
 def quantiles(out_dir, rng, name, epsilon, num_quantiles, batches, size):
   values = [rng.exponential(size=[size]).astype(np.float32)
             for _ in range(batches)]
@@ -231,6 +314,8 @@ def main(out_dir):
   quantiles(out_dir, rng, "quantiles_coarse", 0.25, 4, 3, 200)
   quantiles_with_duplicates(out_dir, rng, "quantiles_duplicates", 0.1, 10,
                             3, 60)
+  grow_multi_dim(out_dir, rng, "grow_multi_dim", 0.0)
+  grow_multi_dim(out_dir, rng, "grow_multi_dim_l2", 0.1)
   print(f"recorded kernels -> {out_dir}")
   return 0
 
