@@ -711,3 +711,21 @@ def test_explanations_refuse_multi_dimensional_logits(tmp_path):
   with pytest.raises(ValueError, match="does not yet support multi-class"):
     next(estimator.experimental_predict_with_explanations(
         lambda: ({}, None)))
+
+
+def test_multi_class_with_a_weight_column_fails_as_in_2_8(tmp_path):
+  """2.8's maximum entropy loss multiplied by the weight column's name: its
+  TypeError, at train(), before any checkpoint."""
+  estimator = estimators.BoostedTreesClassifier(
+      data.bucketized_columns(tf.feature_column), n_batches_per_layer=1,
+      n_classes=3, weight_column="w", model_dir=str(tmp_path / "model"),
+      n_trees=1, max_depth=1, config=run_config_lib.RunConfig(engine="graph"))
+  features = dict(data.FEATURES, w=np.ones([data.N, 1], np.float32))
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        (features, data.BINARY)).batch(10)
+
+  with pytest.raises(TypeError, match="got 'w' of type 'str'"):
+    estimator.train(input_fn, max_steps=1)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))

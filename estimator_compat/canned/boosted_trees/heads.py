@@ -24,6 +24,8 @@ def classification_head(n_classes: int, weight_column=None,
   if n_classes > 2:
 
     def loss_fn(labels, logits):
+      if weight_column is not None:
+        _refuse_weighted_maxent(weight_column)
       return maxent_loss(labels, logits, n_classes)
 
     return tf1_heads.TF1MultiClassHead(
@@ -37,6 +39,19 @@ def classification_head(n_classes: int, weight_column=None,
   if weight_column is not None or label_vocabulary is not None:
     return head, None
   return head, _logistic_gradients_and_hessians
+
+
+def _refuse_weighted_maxent(weight_column) -> None:
+  """2.8's multi-class loss multiplied the loss by the weight_column
+  argument itself (a name or a column), which failed when the graph was
+  built."""
+  kind = type(weight_column).__name__
+  raise TypeError(
+      "Expected float32 passed to parameter 'y' of op 'Mul', got "
+      f"{weight_column!r} of type '{kind}' instead. Error: Expected float32, "
+      f"but got {weight_column} of type '{kind}'. (TF 2.8's multi-class "
+      "BoostedTrees loss multiplied the loss by weight_column itself.) Fix: "
+      "drop weight_column with n_classes > 2.")
 
 
 def maxent_loss(labels, logits, n_classes: int, eps: float = 1e-15):
