@@ -77,6 +77,7 @@ _PUBLIC = {
         "DNNLinearCombinedRegressorV2",
     # tensorflow-estimator 2.8's (removed in 2.9), in both namespaces.
     "BoostedTreesClassifier": "estimator_compat.canned.boosted_trees",
+    "BoostedTreesEstimator": "estimator_compat.canned.boosted_trees",
     "BoostedTreesRegressor": "estimator_compat.canned.boosted_trees",
     "BaselineClassifier": "estimator_compat.canned.baseline_v2",
     "BaselineEstimator": "estimator_compat.canned.baseline_v2",

@@ -4,7 +4,9 @@
 function engine cannot run a program exactly (the default engine then runs
 the call on the graph engine); `GRAPH_ENGINE_FIX` is the fix sentence their
 messages end with. `GUARD_WARNING` is logged when a train_op does not
-advance global_step. Imports nothing from the package.
+advance global_step; a model_fn whose train_op leaves global_step alone on
+purpose for some steps adds a tensor or op to `GUARD_EXEMPT_COLLECTION`
+and the guard stays off. Imports nothing from the package.
 """
 
 GRAPH_ENGINE_FIX = ("Fix: run this program on the graph engine: "
@@ -32,3 +34,8 @@ GUARD_WARNING = (
     "now increments global_step after each step. Fix your model_fn: "
     "optimizer.minimize(loss, global_step="
     "tf.compat.v1.train.get_global_step()).")
+
+# Graph collection: non-empty when the train_op does not advance global_step
+# on some steps by design (the BoostedTrees quantile steps, as in
+# tensorflow-estimator 2.8); the global-step guard then stays off.
+GUARD_EXEMPT_COLLECTION = "estimator_compat_global_step_guard_exempt"

@@ -1,11 +1,13 @@
-"""BoostedTrees (tensorflow-estimator 2.8) parts checked against the goldens
-recorded on the real 2.8 code (tools/record_boosted_trees_goldens.sh).
+"""BoostedTrees (tensorflow-estimator 2.8) checked against the goldens
+recorded on the real 2.8 code (tools/record_boosted_trees_goldens.sh and
+tools/record_boosted_trees_kernels.py).
 
-TF 2.21 registers no kernel for the BoostedTrees ops, so the estimators do
-not train here yet (docs/boosted-trees.md); what does not need the kernels
-is checked against the recorded runs: the ensemble message, feature ids and
-names, feature importances, the checkpoint keys of the training graph,
-evaluation and prediction from the model_dir the 2.8 run left, and the
+TF 2.21 registers no kernel for the BoostedTrees ops; the NumPy kernels
+that replace them are checked against TF 2.8.4's kernels on recorded
+inputs (growth, prediction, the quantile sketch), and the estimators
+replay recorded 2.8 training runs from the same starting checkpoint: the
+ensemble message, feature ids and names, feature importances, checkpoint
+keys and values, metrics, predictions and explanations, plus the
 argument checks.
 """
 
@@ -30,6 +32,7 @@ from estimator_compat.canned.boosted_trees import heads
 from estimator_compat.canned.boosted_trees import inference
 from estimator_compat.canned.boosted_trees import kernels
 from estimator_compat.canned.boosted_trees import model
+from estimator_compat.canned.boosted_trees import quantiles
 from estimator_compat.canned.boosted_trees import tree_proto
 from migration.recorders import golden_recorder
 from migration import program as program_lib
@@ -154,8 +157,7 @@ def test_closed_form_logistic_gradients_match_autodiff():
 
 
 @pytest.mark.parametrize("kwargs, option", [
-    (dict(n_classes=3), "n_classes"),
-    (dict(train_in_memory=True), "train_in_memory"),
+    (dict(n_classes=3, center_bias=True), "n_classes > 2"),
     (dict(n_trees=0), "n_trees"),
     (dict(l2_regularization=-1.), "l2"),
     (dict(tree_complexity=0.1), "Tree complexity"),
@@ -168,11 +170,11 @@ def test_classifier_refuses_bad_or_unported_options(kwargs, option):
                                       n_batches_per_layer=1, **kwargs)
 
 
-def test_regressor_refuses_multi_dimensional_labels():
-  with pytest.raises(ValueError, match="label_dimension"):
+def test_regressor_refuses_center_bias_with_label_dimension_2():
+  with pytest.raises(ValueError, match="label_dimension > 1"):
     estimators.BoostedTreesRegressor(data.columns(tf.feature_column),
                                      n_batches_per_layer=1,
-                                     label_dimension=2)
+                                     label_dimension=2, center_bias=True)
 
 
 def _write_final_checkpoint(variables, model_dir):
@@ -315,6 +317,42 @@ def test_bucketize_matches_the_kernel():
   np.testing.assert_array_equal(ours[1], case["out/buckets_1"])
 
 
+QUANTILE_CASES = ("quantiles_small", "quantiles_large", "quantiles_coarse",
+                  "quantiles_duplicates")
+
+
+@pytest.mark.parametrize("name", QUANTILE_CASES)
+def test_quantile_sketch_matches_the_kernels(name):
+  """Per batch MakeQuantileSummaries (recorded for the repeated values with
+  uneven and zero weights), AddSummaries into the resource's stream, then
+  Flush: the same summaries and boundaries as TF 2.8.4, bit for bit."""
+  case = _kernel_case(name)
+  epsilon = float(case["in/epsilon"])
+  streams = quantiles.QuantileStreams(epsilon, 1)
+  for index, (values, weights) in enumerate(zip(case["in/values"],
+                                                case["in/weights"])):
+    summary = quantiles.make_quantile_summaries([values], weights,
+                                                epsilon)[0]
+    if f"out/summary_{index}" in case:
+      np.testing.assert_array_equal(summary, case[f"out/summary_{index}"])
+    streams.add_summaries([summary])
+  np.testing.assert_array_equal(
+      streams.flush(int(case["in/num_quantiles"]))[0],
+      case["out/boundaries"])
+
+
+def test_cpp_sort_order_sorts_also_through_the_heap_fallback():
+  rng = np.random.RandomState(3)
+  for size in (0, 1, 5, 17, 40, 200):
+    keys = rng.randint(0, 6, size=size).tolist()
+    order = quantiles.cpp_sort_order(keys)
+    assert sorted(order) == list(range(size))
+    assert [keys[i] for i in order] == sorted(keys)
+    items = list(range(size))
+    quantiles._heap_sort(keys, items, 0, size)  # pylint: disable=protected-access
+    assert [keys[i] for i in items] == sorted(keys)
+
+
 @pytest.mark.parametrize("name", GROW_CASES)
 def test_ensemble_logits_match_the_predict_kernel(name):
   """Every ensemble TF 2.8's kernels grew (bias, layers, pruning) predicts
@@ -370,22 +408,32 @@ def test_stats_and_best_splits_match_the_kernels(name):
 
 @pytest.mark.parametrize("name", GROW_CASES)
 def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
-  """training_predict, the ensemble states, center_bias and
-  update_ensemble_v2 replay the recorded growth: the same logits, node
-  ids, states and centering flags, and after every step the same
-  serialized ensemble, byte for byte."""
+  """training_predict (also from the previous step's cached nodes),
+  the ensemble states, center_bias and update_ensemble_v2 replay the
+  recorded growth: the same logits, node ids, states and centering flags,
+  and after every step the same serialized ensemble, byte for byte."""
   case = _kernel_case(name)
   features = list(case["in/features"])
   pruning = {b"none": kernels.NO_PRUNING, b"pre": kernels.PRE_PRUNING,
              b"post": kernels.POST_PRUNING}[
       case["in/pruning_mode"].astype(np.bytes_).item()]
-  ensemble, step = kernels.Ensemble(), 0
+  ensemble, step, checked_cache = kernels.Ensemble(), 0, 0
+  previous = (None, None)  # Step 0 has no cache to continue from.
   while f"out/step_{step}/logits" in case:
     prefix = f"out/step_{step}/"
     logits, tree_ids, node_ids = kernels.training_predict(ensemble, features)
     np.testing.assert_array_equal(logits, case[prefix + "logits"])
     np.testing.assert_array_equal(tree_ids, case[prefix + "tree_ids"])
     np.testing.assert_array_equal(node_ids, case[prefix + "node_ids"])
+    if prefix + "from_cache_logits" in case:
+      # Continuing from the previous step's trees and nodes (the in-memory
+      # trainer's cache), post-pruning corrections included.
+      cached = kernels.training_predict(ensemble, features, *previous)
+      for key, value in zip(("logits", "tree_ids", "node_ids"), cached):
+        np.testing.assert_array_equal(
+            value, case[prefix + f"from_cache_{key}"], err_msg=f"{step}")
+      checked_cache += 1
+    previous = (tree_ids, node_ids)
     states = ensemble.states()
     assert list(states[:4]) == case[prefix + "states"].tolist(), step
     assert states[4] == case[prefix + "node_range"].tolist(), step
@@ -403,7 +451,49 @@ def test_ensemble_kernels_grow_what_tf_2_8_grew(name):
     assert (ensemble.message.SerializeToString()
             == case[prefix + "ensemble"].tobytes()), step
     step += 1
-  assert step >= 7
+  assert step >= 7 and checked_cache == step - 1
+
+
+@pytest.mark.parametrize("name", ("grow_multi_dim", "grow_multi_dim_l2"))
+def test_multi_dimensional_kernels_grow_what_tf_2_8_grew(name):
+  """Three classes' softmax gradients and full hessians, without L2 (a
+  singular hessian: the QR's basic solution) and with: aggregate_stats,
+  calculate_best_feature_split_v2, training_predict and
+  update_ensemble_v2 give TF 2.8's stats, gains, vector contributions,
+  logits and serialized ensembles bit for bit at every step."""
+  case = _kernel_case(name)
+  features, num_buckets = list(case["in/features"]), case["in/num_buckets"]
+  width = int(case["in/classes"])
+  ensemble, step = kernels.Ensemble(logits_dimension=width), 0
+  while f"out/step_{step}/logits" in case:
+    prefix = f"out/step_{step}/"
+    for key, value in zip(("logits", "tree_ids", "node_ids"),
+                          kernels.training_predict(ensemble, features)):
+      np.testing.assert_array_equal(value, case[prefix + key],
+                                    err_msg=f"{step} {key}")
+    assert list(ensemble.states()[:4]) == case[prefix + "states"].tolist()
+    splits = {key: [] for key in _SPLIT_KEYS}
+    for i, feature in enumerate(features):
+      stats = kernels.aggregate_stats(
+          case[prefix + "node_ids"], case[prefix + "gradients"],
+          case[prefix + "hessians"], feature, 7, int(num_buckets[i]))
+      np.testing.assert_array_equal(stats, case[prefix + f"stats_{i}"])
+      ours = kernels.calculate_best_feature_split_v2(
+          case[prefix + "node_range"], [stats], [b"inequality"], [i], 0.0,
+          float(case["in/l2"]), 0.0, 0.0, width)
+      for key, value in zip(_SPLIT_KEYS, ours):
+        expected = case[prefix + f"split_{i}_{key}"]
+        np.testing.assert_array_equal(value.reshape(expected.shape),
+                                      expected, err_msg=f"{step} {key}")
+        splits[key].append(expected)
+    kernels.update_ensemble_v2(
+        ensemble, learning_rate=float(case["in/learning_rate"]),
+        max_depth=int(case["in/max_depth"]),
+        pruning_mode=kernels.NO_PRUNING, **splits)
+    assert (ensemble.message.SerializeToString()
+            == case[prefix + "ensemble"].tobytes()), step
+    step += 1
+  assert step == 7
 
 
 _NOISE_GAIN = 1e-6
@@ -463,8 +553,36 @@ def _assert_nested_close(actual, expected, where="trees"):
     assert actual == expected, where
 
 
+# Without L2 the softmax hessian is singular: the QR leaves one class's
+# unknown at 0, and which one can follow the last bits of the gradients
+# (TF 2.21's exp is not TF 2.8's). Leaves that differ by the same amount
+# in every class give the same probabilities; these goldens compare the
+# leaves less their mean (the metrics and predictions are compared as
+# they are).
+SOFTMAX_SHIFT_INVARIANT = ("boosted_trees_multiclass",)
+
+
+def _centered_vectors(value):
+  """`value` with every vector leaf less its mean."""
+  if isinstance(value, dict):
+    if set(value) == {"value"} and isinstance(value["value"], list):
+      mean = float(np.mean(value["value"], dtype=np.float64))
+      return {"value": [float(v) - mean for v in value["value"]]}
+    return {k: _centered_vectors(v) for k, v in value.items()}
+  if isinstance(value, list):
+    return [_centered_vectors(v) for v in value]
+  return value
+
+
 @pytest.mark.parametrize("name", ("boosted_trees_bucketized",
-                                  "boosted_trees_bucketized_regressor"))
+                                  "boosted_trees_bucketized_regressor",
+                                  "boosted_trees_classifier",
+                                  "boosted_trees_regressor",
+                                  "boosted_trees_weighted",
+                                  "boosted_trees_in_memory",
+                                  "boosted_trees_estimator",
+                                  "boosted_trees_multiclass",
+                                  "boosted_trees_multi_label"))
 def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
   """The classifier (bias centering) and the regressor (L1/L2,
   pre-pruning) on bucketized and indicator columns, trained here from the
@@ -489,14 +607,24 @@ def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
   for key, expected in variables.items():
     if key == "boosted_trees:0_serialized":
       continue
+    if key.endswith("logits_cache"):
+      # Sums of the leaves: their last bits follow TF's exp (see below).
+      np.testing.assert_allclose(run["variables"][key], expected, rtol=1e-5,
+                                 atol=1e-6, err_msg=key)
+      continue
     np.testing.assert_array_equal(run["variables"][key], expected, key)
-  _assert_nested_close(
-      data.decoded_trees(run["variables"]["boosted_trees:0_serialized"]),
-      data.decoded_trees(variables["boosted_trees:0_serialized"].item()))
+  trees = [data.decoded_trees(run["variables"]["boosted_trees:0_serialized"]),
+           data.decoded_trees(variables["boosted_trees:0_serialized"].item())]
+  if name in SOFTMAX_SHIFT_INVARIANT:
+    trees = [_centered_vectors(t) for t in trees]
+  _assert_nested_close(*trees)
   _assert_nested_close(ours["eval_metrics"], results["eval_metrics"],
                        "metrics")
   observed = dict(ours["observations"])
   expected_observations = dict(results["observations"])
+  if name in SOFTMAX_SHIFT_INVARIANT:
+    for observations in (observed, expected_observations):
+      observations["trees"] = _centered_vectors(observations["trees"])
   # A noise split credits its (equal) change to whichever feature won it:
   # per example the bias, the probability and the sum of the contributions
   # are compared (test_explanations_match_the_recorded_ones checks the
@@ -518,15 +646,86 @@ def test_training_replays_the_2_8_run(name, engine_name, tmp_path):
       np.testing.assert_array_equal(
           np.asarray(run["predictions"][key]).astype(np.bytes_), expected)
     else:
-      np.testing.assert_allclose(run["predictions"][key], expected,
-                                 rtol=1e-5, atol=1e-6, err_msg=key)
+      ours = np.asarray(run["predictions"][key])
+      if name in SOFTMAX_SHIFT_INVARIANT and key == "logits":
+        ours = ours - ours.mean(axis=-1, keepdims=True)
+        expected = expected - expected.mean(axis=-1, keepdims=True)
+      np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6,
+                                 err_msg=key)
 
 
-def test_training_refuses_raw_numeric_columns(tmp_path):
-  _, estimator = _golden_estimator("boosted_trees_regressor",
-                                   str(tmp_path / "model"))
-  train_input_fn = data.input_fns(data.TARGET)[0]
-  with pytest.raises(ValueError, match="bucketized_column"):
-    estimator.train(train_input_fn, max_steps=5)
-  assert not os.path.exists(os.path.join(str(tmp_path / "model"),
-                                         "checkpoint"))
+@pytest.mark.parametrize("n_batches, tf_config, error, match", [
+    (2, None, AssertionError, "n_batches_per_layer should be set as 1"),
+    (1, {"cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"]},
+         "task": {"type": "chief", "index": 0}}, ValueError,
+     "supported only for non-distributed"),
+])
+def test_train_in_memory_refuses_what_2_8_refused(n_batches, tf_config,
+                                                  error, match, tmp_path,
+                                                  monkeypatch):
+  """2.8's errors (its type and wording first), before any checkpoint."""
+  if tf_config:
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+  estimator = estimators.BoostedTreesClassifier(
+      data.bucketized_columns(tf.feature_column),
+      n_batches_per_layer=n_batches, model_dir=str(tmp_path / "model"),
+      n_trees=1, max_depth=1, train_in_memory=True,
+      config=run_config_lib.RunConfig(engine="graph"))
+  with pytest.raises(error, match=match):
+    estimator.train(data.input_fns(data.BINARY)[0], max_steps=2)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))
+
+
+def test_boosted_trees_estimator_is_exported_as_in_2_8():
+  """tf.estimator.BoostedTreesEstimator in both namespaces, as 2.8 had it."""
+  import estimator_compat  # pylint: disable=g-import-not-at-top
+  from estimator_compat import v1  # pylint: disable=g-import-not-at-top
+  assert (estimator_compat.BoostedTreesEstimator
+          is v1.BoostedTreesEstimator is estimators.BoostedTreesEstimator)
+
+
+def test_center_bias_with_a_two_dimensional_head_fails_as_in_2_8(tmp_path):
+  """2.8's graph failed to stack 2 gradients with 4 hessian entries: the
+  same ValueError, at train(), before any checkpoint."""
+  from estimator_compat.head import regression_head  # pylint: disable=g-import-not-at-top
+  estimator = estimators.BoostedTreesEstimator(
+      data.bucketized_columns(tf.feature_column), n_batches_per_layer=1,
+      head=regression_head.RegressionHead(label_dimension=2),
+      model_dir=str(tmp_path / "model"), n_trees=1, max_depth=1,
+      center_bias=True, config=run_config_lib.RunConfig(engine="graph"))
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        (data.FEATURES, np.concatenate([data.TARGET] * 2, 1))).batch(10)
+
+  with pytest.raises(ValueError, match="but are 2 and 4"):
+    estimator.train(input_fn, max_steps=1)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))
+
+
+def test_explanations_refuse_multi_dimensional_logits(tmp_path):
+  estimator = estimators.BoostedTreesEstimator(
+      data.bucketized_columns(tf.feature_column), n_batches_per_layer=1,
+      head=heads.regression_head(2), model_dir=str(tmp_path / "model"),
+      center_bias=True)
+  with pytest.raises(ValueError, match="does not yet support multi-class"):
+    next(estimator.experimental_predict_with_explanations(
+        lambda: ({}, None)))
+
+
+def test_multi_class_with_a_weight_column_fails_as_in_2_8(tmp_path):
+  """2.8's maximum entropy loss multiplied by the weight column's name: its
+  TypeError, at train(), before any checkpoint."""
+  estimator = estimators.BoostedTreesClassifier(
+      data.bucketized_columns(tf.feature_column), n_batches_per_layer=1,
+      n_classes=3, weight_column="w", model_dir=str(tmp_path / "model"),
+      n_trees=1, max_depth=1, config=run_config_lib.RunConfig(engine="graph"))
+  features = dict(data.FEATURES, w=np.ones([data.N, 1], np.float32))
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        (features, data.BINARY)).batch(10)
+
+  with pytest.raises(TypeError, match="got 'w' of type 'str'"):
+    estimator.train(input_fn, max_steps=1)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))

@@ -81,6 +81,8 @@ ONE_FOR_BOTH: Dict[str, str] = {
 EXTRAS: Dict[str, str] = {
     "BoostedTreesClassifier": "tensorflow-estimator 2.8's (removed in "
                               "2.9); what is ported: docs/boosted-trees.md",
+    "BoostedTreesEstimator": "tensorflow-estimator 2.8's (removed in 2.9); "
+                             "what is ported: docs/boosted-trees.md",
     "BoostedTreesRegressor": "tensorflow-estimator 2.8's (removed in 2.9); "
                              "what is ported: docs/boosted-trees.md",
     "install": "estimator_compat's own: points tf.estimator here",

@@ -205,7 +205,8 @@ MODULES: Tuple[ModulePath, ...] = (
                ("RNNClassifier", "RNNEstimator", "RNNModel", "USE_DEFAULT")),
     ModulePath("canned.boosted_trees",
                "estimator_compat.canned.boosted_trees.estimators",
-               ("BoostedTreesClassifier", "BoostedTreesRegressor")),
+               ("BoostedTreesClassifier", "BoostedTreesEstimator",
+                "BoostedTreesRegressor")),
     ModulePath("canned.kmeans", "estimator_compat.canned.kmeans",
                ("KMeansClustering",
                 # kmeans_test calls this private helper.

@@ -5,7 +5,7 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.errors import GUARD_WARNING
+from estimator_compat.errors import GUARD_EXEMPT_COLLECTION, GUARD_WARNING
 from estimator_compat.hooks import SessionRunArgs, SessionRunHook
 
 
@@ -15,7 +15,8 @@ class GlobalStepGuardHook(SessionRunHook):
   A train_op built without `global_step=` never advances the step, and the
   legacy Estimator then trained forever under `steps=`/`max_steps=`. This hook
   checks after the first step; if the step did not move, it warns once and
-  increments the step with every run from then on.
+  increments the step with every run from then on. A graph whose
+  GUARD_EXEMPT_COLLECTION is non-empty keeps its own step (no check).
   """
 
   def __init__(self):
@@ -24,6 +25,7 @@ class GlobalStepGuardHook(SessionRunHook):
     self._fixing = False
 
   def begin(self):
+    self._checked = bool(tf.compat.v1.get_collection(GUARD_EXEMPT_COLLECTION))
     self._global_step = tf.compat.v1.train.get_global_step()
     # The standard hooks read the step through this tensor; ordering the
     # increment after it keeps their reads consistent (no stale-step races).

@@ -1,4 +1,5 @@
-"""`tf.estimator.BoostedTreesClassifier` / `BoostedTreesRegressor`.
+"""`tf.estimator.BoostedTreesClassifier` / `BoostedTreesRegressor` /
+`BoostedTreesEstimator`.
 
 TensorFlow Estimator 2.8's gradient boosted trees (removed in 2.9) on the
 graph engine: the same constructor arguments, checkpoint
@@ -23,16 +24,9 @@ from estimator_compat.canned.boosted_trees import growers
 from estimator_compat.canned.boosted_trees import heads
 from estimator_compat.canned.boosted_trees import model
 from estimator_compat.canned.boosted_trees import tree_proto
+from estimator_compat.head import tf1_heads
 
 SERIALIZED_ENSEMBLE_KEY = "boosted_trees:0_serialized"
-
-
-def _check_in_memory(train_in_memory: bool) -> None:
-  if train_in_memory:
-    raise ValueError(
-        "train_in_memory=True is not ported yet (the in-memory trainer "
-        "caches the whole data set as one batch). Fix: pass "
-        "train_in_memory=False with n_batches_per_layer batches per layer.")
 
 
 def feature_importances_of(ensemble, num_features: int,
@@ -142,6 +136,11 @@ class _BoostedTreesBase(estimator_lib.Estimator):
                        "instantiation when using "
                        "experimental_predict_with_explanations. Fix: pass "
                        "center_bias=True.")
+    if self._head.logits_dimension > 1:
+      raise ValueError("experimental_predict_with_explanations does not yet "
+                       "support multi-class classification and multi-label "
+                       "regression. Fix: explain a model with "
+                       "one-dimensional logits.")
     head, columns = self._head, self._sorted_feature_columns
 
     def explanations_fn(features, labels, mode):
@@ -177,13 +176,13 @@ def _hparams(n_trees, max_depth, learning_rate, l1_regularization,
 
 
 class BoostedTreesClassifier(_BoostedTreesBase):
-  """A gradient boosted trees classifier (binary).
+  """A gradient boosted trees classifier.
 
   Args:
     feature_columns: numeric, bucketized, indicator or categorical columns.
     n_batches_per_layer: batches whose statistics build each layer.
     model_dir: where checkpoints go.
-    n_classes: 2 (multi-class is not ported).
+    n_classes: the number of classes.
     weight_column: name or numeric column of example weights.
     label_vocabulary: string labels, in class order.
     n_trees: trees to build.
@@ -198,7 +197,8 @@ class BoostedTreesClassifier(_BoostedTreesBase):
     pruning_mode: 'none', 'pre' or 'post'.
     quantile_sketch_epsilon: error bound of the float columns' quantiles
       (1 / epsilon buckets).
-    train_in_memory: must be False (the in-memory trainer is not ported).
+    train_in_memory: the input_fn gives the whole data set as one batch
+      (n_batches_per_layer=1): each step grows a layer at once.
 
   Raises:
     ValueError: a bad or unported argument.
@@ -214,7 +214,6 @@ class BoostedTreesClassifier(_BoostedTreesBase):
     if n_classes > 2 and center_bias:
       raise ValueError("center_bias not yet support with n_classes > 2. Fix: "
                        "pass center_bias=False.")
-    _check_in_memory(train_in_memory)
     head, closed_form = heads.classification_head(
         n_classes, weight_column, label_vocabulary=label_vocabulary)
     hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
@@ -226,7 +225,7 @@ class BoostedTreesClassifier(_BoostedTreesBase):
           features, labels, mode, head, feature_columns, hparams,
           n_batches_per_layer, config,
           closed_form_grad_and_hess_fn=closed_form,
-          weight_column=weight_column)
+          weight_column=weight_column, train_in_memory=train_in_memory)
 
     super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                      feature_columns=feature_columns, head=head,
@@ -235,13 +234,13 @@ class BoostedTreesClassifier(_BoostedTreesBase):
 
 
 class BoostedTreesRegressor(_BoostedTreesBase):
-  """A gradient boosted trees regressor (one-dimensional label).
+  """A gradient boosted trees regressor.
 
   Args:
     feature_columns: numeric, bucketized, indicator or categorical columns.
     n_batches_per_layer: batches whose statistics build each layer.
     model_dir: where checkpoints go.
-    label_dimension: 1 (multi-dimensional labels are not ported).
+    label_dimension: the number of label values per example.
     weight_column: name or numeric column of example weights.
     n_trees: trees to build.
     max_depth: depth of each tree.
@@ -255,7 +254,8 @@ class BoostedTreesRegressor(_BoostedTreesBase):
     pruning_mode: 'none', 'pre' or 'post'.
     quantile_sketch_epsilon: error bound of the float columns' quantiles
       (1 / epsilon buckets).
-    train_in_memory: must be False (the in-memory trainer is not ported).
+    train_in_memory: the input_fn gives the whole data set as one batch
+      (n_batches_per_layer=1): each step grows a layer at once.
 
   Raises:
     ValueError: a bad or unported argument.
@@ -270,7 +270,6 @@ class BoostedTreesRegressor(_BoostedTreesBase):
     if label_dimension > 1 and center_bias:
       raise ValueError("center_bias not yet support with label_dimension > 1. "
                        "Fix: pass center_bias=False.")
-    _check_in_memory(train_in_memory)
     head = heads.regression_head(label_dimension, weight_column)
     hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
                        l2_regularization, tree_complexity, min_node_weight,
@@ -279,9 +278,64 @@ class BoostedTreesRegressor(_BoostedTreesBase):
     def _model_fn(features, labels, mode, config):
       return model.bt_model_fn(features, labels, mode, head, feature_columns,
                                hparams, n_batches_per_layer, config,
-                               weight_column=weight_column)
+                               weight_column=weight_column,
+                               train_in_memory=train_in_memory)
 
     super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                      feature_columns=feature_columns, head=head,
                      center_bias=center_bias, is_classification=False,
                      quantile_sketch_epsilon=quantile_sketch_epsilon)
+
+
+class BoostedTreesEstimator(_BoostedTreesBase):
+  """Gradient boosted trees with a head of your own (a custom loss).
+
+  As in tensorflow-estimator 2.8: the gradients and hessians come from the
+  head's training loss, weight_column is accepted but the quantile sketch
+  weighs every example 1, and only the TF1 binary and multi-class heads
+  count as classification (for explanations' probabilities).
+
+  Args:
+    feature_columns: numeric, bucketized, indicator or categorical columns.
+    n_batches_per_layer: batches whose statistics build each layer.
+    head: the head.
+    model_dir: where checkpoints go.
+    weight_column: accepted as 2.8 accepted it (unused).
+    n_trees: trees to build.
+    max_depth: depth of each tree.
+    learning_rate: shrinkage of each tree.
+    l1_regularization: L1 on leaf weights.
+    l2_regularization: L2 on leaf weights.
+    tree_complexity: penalty per leaf (with pruning).
+    min_node_weight: smallest mean hessian of a node to split.
+    config: a RunConfig.
+    center_bias: start the first tree with the prior logit.
+    pruning_mode: 'none', 'pre' or 'post'.
+    quantile_sketch_epsilon: error bound of the float columns' quantiles
+      (1 / epsilon buckets).
+
+  Raises:
+    ValueError: a bad argument.
+  """
+
+  def __init__(self, feature_columns, n_batches_per_layer, head,
+               model_dir=None, weight_column=None, n_trees=100, max_depth=6,
+               learning_rate=0.1, l1_regularization=0., l2_regularization=0.,
+               tree_complexity=0., min_node_weight=0., config=None,
+               center_bias=False, pruning_mode="none",
+               quantile_sketch_epsilon=0.01):
+    del weight_column  # 2.8 did not pass it on either.
+    hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
+                       l2_regularization, tree_complexity, min_node_weight,
+                       center_bias, pruning_mode, quantile_sketch_epsilon)
+
+    def _model_fn(features, labels, mode, config):
+      return model.bt_model_fn(features, labels, mode, head, feature_columns,
+                               hparams, n_batches_per_layer, config)
+
+    super().__init__(
+        model_fn=_model_fn, model_dir=model_dir, config=config,
+        feature_columns=feature_columns, head=head, center_bias=center_bias,
+        is_classification=isinstance(head, (tf1_heads.TF1BinaryClassHead,
+                                            tf1_heads.TF1MultiClassHead)),
+        quantile_sketch_epsilon=quantile_sketch_epsilon)

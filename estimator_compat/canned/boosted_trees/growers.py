@@ -76,19 +76,83 @@ def parse_pruning_mode(hparams: TreeHParams):
   return mode
 
 
-class AccumulatorGrower:
+class _Grower:
+  """What both growers share: centering the bias and growing a layer from
+  stats summaries."""
+
+  def __init__(self, tree_ensemble, hparams: TreeHParams, feature_ids: List,
+               logits_dimension: int = 1):
+    self._ensemble = tree_ensemble
+    self._hparams = hparams
+    self._pruning_mode = parse_pruning_mode(hparams)
+    self._feature_ids = feature_ids
+    self._logits_dimension = logits_dimension
+
+  def _center(self, center_bias_var, mean_gradients, mean_hessians):
+    update, still_centering = self._ensemble.center_bias(
+        mean_gradients, mean_hessians, self._hparams.l1, self._hparams.l2)
+    with tf.control_dependencies([update]):
+      return center_bias_var.assign(still_centering)
+
+  def _grow_layer(self, stats_summaries, last_layer_nodes_range,
+                  split_types):
+    columns = collections.defaultdict(list)
+    for group, ids in enumerate(self._feature_ids):
+      outputs = graph_kernels.calculate_best_feature_split_v2(
+          last_layer_nodes_range, stats_summaries[group], split_types[group],
+          ids, self._hparams.l1, self._hparams.l2,
+          self._hparams.tree_complexity, self._hparams.min_node_weight,
+          self._logits_dimension)
+      for key, value in zip(("node_ids", "gains", "feature_ids",
+                             "dimension_ids", "thresholds",
+                             "left_node_contribs", "right_node_contribs",
+                             "split_types"), outputs):
+        columns[key].append(value)
+    return self._ensemble.update(
+        dict(columns), learning_rate=self._hparams.learning_rate,
+        max_depth=self._hparams.max_depth, pruning_mode=self._pruning_mode)
+
+
+class InMemoryGrower(_Grower):
+  """Grows `tree_ensemble` from the whole data set, one batch per step
+  (train_in_memory): the quantile sketch, each bias centering step and
+  each layer take one step, without accumulators."""
+
+  def chief_init_op(self):
+    return tf.no_op()
+
+  def accumulate_quantiles(self, quantile_accumulator, float_features,
+                           weights, are_boundaries_ready):
+    """Sketches the batch and sets the boundaries at once."""
+    added = quantile_accumulator.add_summaries(float_features, weights)
+    with tf.control_dependencies([added]):
+      flushed = quantile_accumulator.flush()
+    with tf.control_dependencies([flushed]):
+      return are_boundaries_ready.assign(True).op
+
+  def center_bias(self, center_bias_var, gradients, hessians):
+    """A centering step from the batch's mean gradient and hessian."""
+    return self._center(
+        center_bias_var,
+        tf.expand_dims(tf.math.reduce_mean(gradients, 0), 0),
+        tf.expand_dims(tf.math.reduce_mean(hessians, 0), 0))
+
+  def grow_tree(self, stats_summaries, last_layer_nodes_range, split_types):
+    """A layer from the batch's stats summaries."""
+    return self._grow_layer(stats_summaries, last_layer_nodes_range,
+                            split_types)
+
+
+class AccumulatorGrower(_Grower):
   """Grows `tree_ensemble` from batches accumulated across steps."""
 
   def __init__(self, tree_ensemble, hparams: TreeHParams, stamp_token,
                n_batches_per_layer,
                bucket_sizes: List[int], feature_ids: List, is_chief: bool,
                logits_dimension: int):
-    self._ensemble = tree_ensemble
-    self._hparams = hparams
-    self._pruning_mode = parse_pruning_mode(hparams)
+    super().__init__(tree_ensemble, hparams, feature_ids, logits_dimension)
     self._stamp = stamp_token
     self._n_batches = n_batches_per_layer
-    self._feature_ids = feature_ids
     self._is_chief = is_chief
     self._logits_dimension = logits_dimension
     self._init_ops = []
@@ -106,15 +170,31 @@ class AccumulatorGrower:
       self._init_ops.append(self._bias_accumulator.set_global_step(
           stamp_token))
 
+  def accumulate_quantiles(self, quantile_accumulator, float_features,
+                           weights, are_boundaries_ready):
+    """Adds the batch's float values to the quantile streams; once
+    `n_batches_per_layer` batches are in, the chief sets the bucket
+    boundaries and marks them ready."""
+    added = quantile_accumulator.add_summaries(float_features, weights)
+    batches = _accumulator([], "quantile_summary_accum")
+    update = tf.group(added, batches.set_global_step(self._stamp),
+                      batches.apply_grad(tf.constant(0.), self._stamp))
+    if not self._is_chief:
+      return update
+    with tf.control_dependencies([update]):
+
+      def flush():
+        return tf.group(batches.take_grad(1), quantile_accumulator.flush(),
+                        are_boundaries_ready.assign(True).op)
+
+      return cond(tf.math.greater_equal(batches.num_accumulated(),
+                                        self._n_batches),
+                  flush, tf.no_op,
+                  name="wait_until_quaniles_accumulated")
+
   def chief_init_op(self):
     """Stamps the accumulators once the chief's session starts."""
     return tf.group(self._init_ops)
-
-  def _center(self, center_bias_var, mean_gradients, mean_hessians):
-    update, still_centering = self._ensemble.center_bias(
-        mean_gradients, mean_hessians, self._hparams.l1, self._hparams.l2)
-    with tf.control_dependencies([update]):
-      return center_bias_var.assign(still_centering)
 
   def center_bias(self, center_bias_var, gradients, hessians):
     """Adds the batch's mean gradient and hessian; after enough batches the
@@ -164,20 +244,3 @@ class AccumulatorGrower:
 
       return cond(tf.math.greater_equal(fewest, self._n_batches), grow,
                   tf.no_op, name="wait_until_n_batches_accumulated")
-
-  def _grow_layer(self, stats_summaries, last_layer_nodes_range,
-                  split_types):
-    columns = collections.defaultdict(list)
-    for group, ids in enumerate(self._feature_ids):
-      outputs = graph_kernels.calculate_best_feature_split_v2(
-          last_layer_nodes_range, stats_summaries[group], split_types[group],
-          ids, self._hparams.l1, self._hparams.l2,
-          self._hparams.tree_complexity, self._hparams.min_node_weight)
-      for key, value in zip(("node_ids", "gains", "feature_ids",
-                             "dimension_ids", "thresholds",
-                             "left_node_contribs", "right_node_contribs",
-                             "split_types"), outputs):
-        columns[key].append(value)
-    return self._ensemble.update(
-        dict(columns), learning_rate=self._hparams.learning_rate,
-        max_depth=self._hparams.max_depth, pruning_mode=self._pruning_mode)

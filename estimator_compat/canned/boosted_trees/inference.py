@@ -63,10 +63,11 @@ def restored_ensemble(scope: str) -> tf.Variable:
   return ensemble_variables(scope)[0]
 
 
-def restored_boundaries(scope: str, accumulator_name: str,
-                        num_streams: int) -> List[tf.Tensor]:
-  """Each float feature's quantile boundaries, restored from the quantile
-  accumulator's keys."""
+def boundary_variables(scope: str, accumulator_name: str,
+                       num_streams: int) -> List[tf.Variable]:
+  """Each float feature's quantile boundaries (empty at first), saved and
+  restored under the quantile accumulator's keys
+  `<scope><accumulator_name>:0_bucket_boundaries_<i>`."""
   name = f"{scope}{accumulator_name}"
   # Their length is the checkpoint's: no static shape.
   variables = [_restorable_variable(np.zeros([0], np.float32), tf.float32,
@@ -78,7 +79,15 @@ def restored_boundaries(scope: str, accumulator_name: str,
       _TensorsSaveable(variables,
                        [f"{name}:0_bucket_boundaries_{i}"
                         for i in range(num_streams)], name))
-  return [tf.reshape(v.read_value(), [-1]) for v in variables]
+  return variables
+
+
+def restored_boundaries(scope: str, accumulator_name: str,
+                        num_streams: int) -> List[tf.Tensor]:
+  """Each float feature's quantile boundaries, restored from the quantile
+  accumulator's keys."""
+  return [tf.reshape(v.read_value(), [-1])
+          for v in boundary_variables(scope, accumulator_name, num_streams)]
 
 
 def _leaf_values(leaf, logits_dimension: int) -> np.ndarray:
