@@ -83,6 +83,10 @@ def _replica_copies(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
   return out
 
 
+_ONE_PROCESS_MIRRORED = (tf.distribute.MirroredStrategy,
+                         tf.compat.v1.distribute.MirroredStrategy)
+
+
 def _on_read_saveable(name: str, variable: Any) -> Any:
   """TF's own saveable for a sync-on-read variable's copies; else None.
 
@@ -91,12 +95,16 @@ def _on_read_saveable(name: str, variable: Any) -> Any:
   updated from its replica's batch. The Estimator's TF1 Saver wrote their
   aggregate (the mean, for MEAN), and restored it into every copy; the first
   copy alone would be one replica's statistics. A variable saved copy by
-  copy (`PER_REPLICA_SAVE`) keeps that.
+  copy (`PER_REPLICA_SAVE`) keeps that. Only a MirroredStrategy's copies
+  (one process): a multi-worker strategy would reduce across workers, which
+  a save by the chief alone cannot do.
   """
   copies = getattr(variable, "values", None)
   if (not copies or len(copies) < 2 or
       getattr(variable, variables_lib.PER_REPLICA_SAVE, False) or
-      variable.synchronization != tf.VariableSynchronization.ON_READ):
+      variable.synchronization != tf.VariableSynchronization.ON_READ or
+      not isinstance(getattr(variable, "distribute_strategy", None),
+                     _ONE_PROCESS_MIRRORED)):
     return None
   factories = variable._gather_saveables_for_checkpoint()  # pylint: disable=protected-access
   return factories[trackable.VARIABLE_VALUE_KEY](name=name)
