@@ -31,6 +31,7 @@ from estimator_compat.distribute import strategies
 from estimator_compat.engines import graph_between
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines import init_errors
+from estimator_compat.engines import step_read_order
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -169,6 +170,10 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
     _restore_or_warm_start(
         setup, checkpoint_reading.latest_checkpoint(setup.model_dir), spec)
     _ensure_saver(setup, spec)
+    if not isinstance(built, graph_distributed.DistributedModeGraph):
+      # The hooks' step read before the increment, on every run (G13).
+      step_read_order.read_before_increment(
+          built.graph, [spec.train_op, spec.loss])
     # The Estimator's order: the user's hooks see a step before
     # NanTensorHook can stop training on it.
     worker_hooks = built.input_hooks + list(hooks)

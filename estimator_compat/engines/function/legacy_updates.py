@@ -15,9 +15,13 @@ tracing each update op is recorded where TF 2.15 had it: a legacy layer's in
 UPDATE_OPS (unless the layer is neither trainable nor stateful, which its
 `updates` leaves out), any other Keras layer's in KERAS_UPDATES, a graph
 collection of this package that stands for those layers' `updates`.
+While tracing, such a layer's (or Model's) `updates` answer with the ops
+recorded for it and its sublayers, as a v1 layer's did in TF 2.15's graph
+(a model_fn may make its train op depend on `layer.updates`).
 """
 
 import contextlib
+import weakref
 from typing import Any, Iterator, List
 
 import tensorflow as tf
@@ -28,6 +32,11 @@ _CLASSES = (base_layer.Layer, base_layer_v1.Layer)
 # The updates of Keras layers other than tf.compat.v1.layers (in TF 2.15's
 # graph: their `updates`, left out of UPDATE_OPS).
 KERAS_UPDATES = "estimator_compat_keras_layer_updates"
+
+
+# The update ops recorded for each Keras layer (non-legacy), by layer.
+_BY_LAYER: "weakref.WeakKeyDictionary[Any, List[tf.Operation]]" = (
+    weakref.WeakKeyDictionary())
 
 
 def _key(layer: Any) -> str:
@@ -49,6 +58,20 @@ def _record(layer: Any, update: Any) -> None:
   if op is not None and op.graph is graph and not any(
       op is u for u in graph.get_collection(key)):
     graph.add_to_collection(key, op)
+    if key == KERAS_UPDATES:
+      _BY_LAYER.setdefault(layer, []).append(op)
+
+
+def _recorded_updates(self) -> List[tf.Operation]:
+  """`updates` of a Keras layer in a trace: its and its sublayers' ops.
+
+  As TF 2.15's v1 layers answered in a graph: only layers that are trainable
+  or stateful, and only the ops of the graph being built.
+  """
+  graph = tf.compat.v1.get_default_graph()
+  return [op for layer in self._flatten_layers()  # pylint: disable=protected-access
+          if layer.trainable or layer.stateful
+          for op in _BY_LAYER.get(layer, ()) if op.graph is graph]
 
 
 def _recording(layer: Any, update: Any) -> Any:
@@ -80,10 +103,13 @@ def layer_updates_in_collection() -> Iterator[None]:
   """While active, Keras layer updates are recorded as in TF 2.15's graph."""
   saved = [(cls, cls.__dict__["add_update"]) for cls in _CLASSES
            if "add_update" in cls.__dict__]
+  updates = base_layer.Layer.__dict__["updates"]
   try:
     for cls, original in saved:
       cls.add_update = _collecting(original)
+    base_layer.Layer.updates = property(_recorded_updates)
     yield
   finally:
     for cls, original in saved:
       cls.add_update = original
+    base_layer.Layer.updates = updates

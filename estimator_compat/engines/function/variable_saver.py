@@ -15,6 +15,7 @@ from typing import Any, Dict, Optional, Sequence, Set
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.lib.io import file_io
+from tensorflow.python.trackable import base as trackable
 from tensorflow.python.training.saving import saveable_object_util
 
 from estimator_compat.checkpoints import checkpoint_files
@@ -82,6 +83,33 @@ def _replica_copies(variables: Dict[str, tf.Variable]) -> Dict[str, Any]:
   return out
 
 
+_ONE_PROCESS_MIRRORED = (tf.distribute.MirroredStrategy,
+                         tf.compat.v1.distribute.MirroredStrategy)
+
+
+def _on_read_saveable(name: str, variable: Any) -> Any:
+  """TF's own saveable for a sync-on-read variable's copies; else None.
+
+  A variable made with `synchronization=ON_READ` under a MirroredStrategy
+  (a batch norm's moving mean and variance) holds one copy per replica, each
+  updated from its replica's batch. The Estimator's TF1 Saver wrote their
+  aggregate (the mean, for MEAN), and restored it into every copy; the first
+  copy alone would be one replica's statistics. A variable saved copy by
+  copy (`PER_REPLICA_SAVE`) keeps that. Only a MirroredStrategy's copies
+  (one process): a multi-worker strategy would reduce across workers, which
+  a save by the chief alone cannot do.
+  """
+  copies = getattr(variable, "values", None)
+  if (not copies or len(copies) < 2 or
+      getattr(variable, variables_lib.PER_REPLICA_SAVE, False) or
+      variable.synchronization != tf.VariableSynchronization.ON_READ or
+      not isinstance(getattr(variable, "distribute_strategy", None),
+                     _ONE_PROCESS_MIRRORED)):
+    return None
+  factories = variable._gather_saveables_for_checkpoint()  # pylint: disable=protected-access
+  return factories[trackable.VARIABLE_VALUE_KEY](name=name)
+
+
 def _by_checkpoint_name(variables: Dict[str, tf.Variable],
                         present: Optional[Set[str]] = None) -> Dict[str, Any]:
   """Saver var_list: slices of one partitioned variable grouped by its name.
@@ -94,7 +122,10 @@ def _by_checkpoint_name(variables: Dict[str, tf.Variable],
       if present is None or name in present}
   for name, variable in _first_copies(variables).items():
     info = getattr(variable, "_save_slice_info", None)
-    if info is None:
+    on_read = _on_read_saveable(name, variables[name])
+    if on_read is not None:
+      out[name] = on_read
+    elif info is None:
       out[name] = variable
     else:
       # The Saver's own slice path reads `variable.op`, which eager
