@@ -98,6 +98,19 @@ def test_help_and_usage_errors_answer_without_tensorflow(tmp_path):
   assert "SyntaxError" in syntax.stderr and "launcher.py" not in syntax.stderr
 
 
+@pytest.mark.parametrize("flags,path0", [
+    ({}, "prog_dir"),  # Python 3.10: no sys.flags.safe_path (no -P)
+    ({"safe_path": 0}, "prog_dir"),
+    ({"safe_path": 1}, "unchanged"),  # `python -P`
+])
+def test_sys_path0_is_the_programs_directory_unless_safe_path(
+    monkeypatch, flags, path0):
+  monkeypatch.setattr(sys, "flags", type("Flags", (), flags)())
+  monkeypatch.setattr(sys, "path", ["unchanged"] + sys.path[1:])
+  launcher._set_path0("prog_dir")  # pylint: disable=protected-access
+  assert sys.path[0] == path0
+
+
 # The launcher on the legacy programs.
 
 
