@@ -336,10 +336,14 @@ def test_the_wheel_runs_legacy_programs_outside_the_checkout(tmp_path):
       [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
       check=True, capture_output=True, text=True).stdout.strip()
   assert os.path.exists(os.path.join(purelib, auto.PTH_NAME))
-  # TensorFlow and the other dependencies: this interpreter's, after ours.
-  with open(os.path.join(purelib, "zz_dependencies.pth"), "w") as f:
+  # TensorFlow and the other dependencies: this interpreter's, after ours,
+  # and on sys.path before the wheel's .pth line runs (Python runs .pth files
+  # in name order), as in a real install where one site-packages holds them
+  # all. Bare paths, not addsitedir: the .pth files there (the checkout's
+  # editable install, its switch line) stay out of the wheel's process.
+  with open(os.path.join(purelib, "00_dependencies.pth"), "w") as f:
     for directory in site.getsitepackages():
-      f.write(f"import site; site.addsitedir({directory!r})\n")
+      f.write(directory + "\n")
   elsewhere = tmp_path / "elsewhere"
   elsewhere.mkdir()
   shutil.copy(os.path.join(PROGRAMS, "legacy_train.py"), elsewhere)
