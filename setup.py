@@ -36,16 +36,15 @@ setuptools.setup(
                  "TensorFlow 2.16-2.21 with tf-keras."),
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    # The Pythons TensorFlow 2.16-2.21 ship wheels for: 3.9 up to TF 2.20,
-    # 3.13 from TF 2.20 (pip picks a TF release that has one). CI tests 3.11.
-    python_requires=">=3.9,<3.14",
+    # The Pythons tested (docs/tensorflow_versions.md: CI runs 3.11,
+    # `tools/dev.sh test-python 3.10` the others). TensorFlow also has
+    # wheels for 3.9 (up to 2.20) and 3.13 (from 2.20): not run, not claimed.
+    python_requires=">=3.10,<3.13",
     classifiers=[
         "Programming Language :: Python :: 3",
-        "Programming Language :: Python :: 3.9",
         "Programming Language :: Python :: 3.10",
         "Programming Language :: Python :: 3.11",
         "Programming Language :: Python :: 3.12",
-        "Programming Language :: Python :: 3.13",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
     ],
     packages=setuptools.find_packages(include=["estimator_compat",

@@ -1,6 +1,9 @@
 """estimator_compat.api.tf_versions: the supported range and the tf-keras pair."""
 
+import ast
 import importlib.metadata
+import os
+import re
 import warnings
 
 import pytest
@@ -98,3 +101,40 @@ def test_the_first_public_name_checks_the_pair_once(monkeypatch):
   # Checked once: the next name loads without checking again.
   assert estimator_compat.ModeKeys.TRAIN == "train"
   assert calls == [1]
+
+
+def _setup_keyword(name):
+  """A keyword argument of setup.py's setuptools.setup() call, unexecuted."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  with open(os.path.join(root, "setup.py"), encoding="utf-8") as f:
+    tree = ast.parse(f.read())
+  calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+           and getattr(node.func, "attr", None) == "setup"]
+  keyword, = [k for k in calls[0].keywords if k.arg == name]
+  return ast.literal_eval(keyword.value)
+
+
+def _tested_pythons():
+  """The X.Y rows of docs/tensorflow_versions.md's Python table."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  with open(os.path.join(root, "docs", "tensorflow_versions.md"),
+            encoding="utf-8") as f:
+    section = f.read().split("## Python versions", 1)[1].split("\n## ", 1)[0]
+  return sorted({tuple(map(int, row.groups())) for row in re.finditer(
+      r"^\| (\d+)\.(\d+)\.\d+ \|", section, re.M)})
+
+
+def test_python_requires_and_classifiers_claim_the_tested_pythons_only():
+  tested = _tested_pythons()
+  assert len(tested) >= 2, tested
+  classified = sorted(
+      tuple(map(int, c.rsplit(" ", 1)[1].split("."))) for c in
+      _setup_keyword("classifiers")
+      if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c))
+  assert classified == tested
+  lowest, highest = tested[0], tested[-1]
+  assert _setup_keyword("python_requires") == (
+      f">={lowest[0]}.{lowest[1]},<{highest[0]}.{highest[1] + 1}")
+  # No gap: every minor between the lowest and the highest was tested.
+  assert [minor for _, minor in tested] == list(
+      range(lowest[1], highest[1] + 1))

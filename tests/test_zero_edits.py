@@ -98,6 +98,19 @@ def test_help_and_usage_errors_answer_without_tensorflow(tmp_path):
   assert "SyntaxError" in syntax.stderr and "launcher.py" not in syntax.stderr
 
 
+@pytest.mark.parametrize("flags,path0", [
+    ({}, "prog_dir"),  # Python 3.10: no sys.flags.safe_path (no -P)
+    ({"safe_path": 0}, "prog_dir"),
+    ({"safe_path": 1}, "unchanged"),  # `python -P`
+])
+def test_sys_path0_is_the_programs_directory_unless_safe_path(
+    monkeypatch, flags, path0):
+  monkeypatch.setattr(sys, "flags", type("Flags", (), flags)())
+  monkeypatch.setattr(sys, "path", ["unchanged"] + sys.path[1:])
+  launcher._set_path0("prog_dir")  # pylint: disable=protected-access
+  assert sys.path[0] == path0
+
+
 # The launcher on the legacy programs.
 
 
@@ -323,10 +336,14 @@ def test_the_wheel_runs_legacy_programs_outside_the_checkout(tmp_path):
       [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
       check=True, capture_output=True, text=True).stdout.strip()
   assert os.path.exists(os.path.join(purelib, auto.PTH_NAME))
-  # TensorFlow and the other dependencies: this interpreter's, after ours.
-  with open(os.path.join(purelib, "zz_dependencies.pth"), "w") as f:
+  # TensorFlow and the other dependencies: this interpreter's, after ours,
+  # and on sys.path before the wheel's .pth line runs (Python runs .pth files
+  # in name order), as in a real install where one site-packages holds them
+  # all. Bare paths, not addsitedir: the .pth files there (the checkout's
+  # editable install, its switch line) stay out of the wheel's process.
+  with open(os.path.join(purelib, "00_dependencies.pth"), "w") as f:
     for directory in site.getsitepackages():
-      f.write(f"import site; site.addsitedir({directory!r})\n")
+      f.write(directory + "\n")
   elsewhere = tmp_path / "elsewhere"
   elsewhere.mkdir()
   shutil.copy(os.path.join(PROGRAMS, "legacy_train.py"), elsewhere)

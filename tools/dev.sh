@@ -12,9 +12,21 @@
 #                                 (tools/tf_matrix.sh --ci 2.16), then
 #                                 bazel test //... runs the rest.
 #                                 `tools/dev.sh test ARGS` runs only pytest ARGS.
+#   tools/dev.sh test-python 3.10 on demand, not in CI: another Python with
+#                                 TensorFlow 2.21 in its own cached venv
+#                                 (tools/tf_matrix.sh --python): the test
+#                                 files that touch what differs between
+#                                 Pythons, then the matrix's quick subset
+#                                 (docs/tensorflow_versions.md).
 # Setup is idempotent: a second call only re-installs when setup.py changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# test-python's files: the launcher, the ESTIMATOR_COMPAT_AUTO .pth and the
+# IPython extension (runpy, sys.flags, tracebacks, site; the wheel), install()
+# and the version check, and the front end most programs go through.
+PYTHON_FILES=(tests/test_zero_edits.py tests/test_install.py
+  tests/test_tf_versions.py tests/test_spec.py tests/test_run_config.py
+  tests/test_estimator_front.py)
 
 setup() {
   local py
@@ -101,8 +113,19 @@ case "$cmd" in
     PATH="$PWD/.venv/bin:$PATH" bazel test //... --test_tag_filters=-slow \
       --test_env=PYTEST_ADDOPTS="-m 'not slow'"
     ;;
+  test-python)
+    # On demand only: CI's 45 minutes have no room for another venv and run.
+    version=${1:?usage: tools/dev.sh test-python X.Y}
+    python=$(tools/tf_matrix.sh --python "$version" --venv 2.21)
+    status=0
+    PYTHONPATH="$PWD" "$python" -m pytest -q -p no:cacheprovider \
+      "${PYTHON_FILES[@]}" || status=1
+    tools/tf_matrix.sh --python "$version" --quick 2.21 || status=1
+    exit $status
+    ;;
   *)
-    echo "usage: tools/dev.sh run [binary flags...] | tools/dev.sh test [pytest args...]" >&2
+    echo "usage: tools/dev.sh run [binary flags...] | tools/dev.sh test [pytest args...]" \
+      "| tools/dev.sh test-python X.Y" >&2
     exit 2
     ;;
 esac

@@ -11,11 +11,18 @@
 #                                       engines, 2 conformance files
 #                                       (docs/tensorflow_versions.md)
 #   tools/tf_matrix.sh --venv 2.16      create (once) and print that Python
-# Venvs: ~/.cache/estimator-compat/tf-matrix/<release> (override the folder
+#   tools/tf_matrix.sh --python 3.10 --quick 2.21
+#                                       the same on another Python (first
+#                                       option; combines with the others):
+#                                       python3.10 on PATH, else pyenv's
+#                                       newest 3.10.x
+# Prints the table rows of docs/tensorflow_versions.md ("The matrix").
+# Venvs: ~/.cache/estimator-compat/tf-matrix/<release> (Python 3.11, CI's),
+# <release>-py<X.Y> for --python X.Y (override the folder
 # with ESTIMATOR_COMPAT_TF_MATRIX), each `pip install -e .[test]
 # tensorflow==<release>.* tf-keras==<release>.*` (+ what tf_versions says the
 # release needs beyond its metadata); re-installed when setup.py
-# or the checkout changes. Per-run logs and results: <folder>/results/<release>.
+# or the checkout changes. Per-run logs and results: <folder>/results/<venv>.
 # The conformance sample runs the Estimator's own test files from a
 # tensorflow/estimator checkout at v2.15.0: $ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT,
 # else <folder>/estimator-v2.15.0 (cloned there when absent).
@@ -24,6 +31,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 base="${ESTIMATOR_COMPAT_TF_MATRIX:-$HOME/.cache/estimator-compat/tf-matrix}"
 RELEASES=(2.16 2.17 2.18 2.19 2.20 2.21)
+# CI's Python; --python picks another.
+DEFAULT_PYTHON=3.11
+python_version=$DEFAULT_PYTHON
 # The conformance sample (docs/tensorflow_versions.md says why): the
 # Estimator's core, export, hooks, TPU-config and two head files, 357 counted
 # tests. Left out: the canned estimators' files (~20 s a test; the goldens
@@ -46,13 +56,44 @@ QUICK_FILES=(model_fn_test.py export/export_test.py hooks/hooks_test.py)
 CI_GOLDENS="mlp or keras_model or dnn_classifier_v2 or lookup_tables"
 CI_FILES=(model_fn_test.py export/export_test.py)
 
+find_python() {  # X.Y -> prints an interpreter of that version, or fails.
+  local version=$1 candidate
+  # pyenv's shims exist for every installed version but run only the
+  # selected ones: each candidate must run and report the version.
+  for candidate in "python$version" \
+      $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".*/bin/python \
+        2>/dev/null | sort -V -r) "/usr/bin/python$version"; do
+    if [ "$("$candidate" -c 'import sys; print("%d.%d" % sys.version_info[:2])' \
+        2>/dev/null)" = "$version" ]; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  echo "tf_matrix.sh: no Python $version found (python$version on PATH," \
+    "pyenv's versions/$version.*, /usr/bin/python$version)" >&2
+  return 1
+}
+
+venv_dir() {  # RELEASE -> the venv's folder for the chosen Python.
+  if [ "$python_version" = "$DEFAULT_PYTHON" ]; then
+    echo "$base/$1"
+  else
+    echo "$base/$1-py$python_version"
+  fi
+}
+
 venv_python() {  # RELEASE -> prints the venv's python, creating it once.
-  local release=$1 venv="$base/$1"
+  local release=$1 venv
+  venv=$(venv_dir "$release")
   local want
   want="$(sha1sum setup.py | cut -d' ' -f1) $root"
   if [ ! -f "$venv/.installed" ] || [ "$(cat "$venv/.installed")" != "$want" ]; then
     local py
-    py=$(command -v python3.11 || command -v python3)
+    if [ "$python_version" = "$DEFAULT_PYTHON" ]; then
+      py=$(command -v python3.11 || command -v python3)
+    else
+      py=$(find_python "$python_version")
+    fi
     [ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip >&2
     # What the release needs beyond its metadata (protobuf<7 for 2.20),
@@ -84,11 +125,11 @@ run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
   local release=$1 subset=$2 python out checkout
   python=$(venv_python "$release")
   checkout=$(estimator_checkout)
-  out="$base/results/$release"
+  out="$base/results/$(basename "$(venv_dir "$release")")"
   rm -rf "$out" && mkdir -p "$out"
   local versions
-  versions=$("$python" -c "import importlib.metadata as m; print(
-    m.version('tensorflow'), m.version('tf-keras'))")
+  versions=$("$python" -c "import importlib.metadata as m, platform; print(
+    platform.python_version(), m.version('tensorflow'), m.version('tf-keras'))")
   local goldens_args=(tests/test_goldens.py) files=("${SAMPLE_FILES[@]}")
   if [ "$subset" = quick ]; then
     goldens_args+=(-k "$QUICK_GOLDENS")
@@ -97,7 +138,7 @@ run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
     goldens_args+=(-k "$CI_GOLDENS")
     files=("${CI_FILES[@]}")
   fi
-  echo "== TF $release ($versions): goldens" >&2
+  echo "== TF $release (Python, TF, tf-keras: $versions): goldens" >&2
   PYTHONPATH="$root" TF_CPP_MIN_LOG_LEVEL=2 "$python" -m pytest -q \
     -p no:cacheprovider --junitxml="$out/goldens.xml" "${goldens_args[@]}" \
     > "$out/goldens.log" 2>&1 || true
@@ -132,9 +173,10 @@ counted = conformance.counted_tests(files)
 path = os.path.join(out, "conformance", "default.json")
 results = json.load(open(path)) if os.path.exists(path) else {}
 passed = sum(results.get(t, {}).get("outcome") == "passed" for t in counted)
-tf_version, keras_version = versions.split()
+python_version, tf_version, keras_version = versions.split()
 conformance_cell = f"{passed}/{len(counted)}" if files else "not run"
-print(f"| {tf_version} | {keras_version} | {subset} | {total - bad}/{total} "
+print(f"| {python_version} | {tf_version} | {keras_version} | {subset} "
+      f"| {total - bad}/{total} "
       f"| {conformance_cell} | {datetime.date.today().isoformat()} |")
 ok = total > 0 and bad == 0 and passed == len(counted)
 sys.exit(0 if ok else 1)
@@ -142,6 +184,11 @@ EOF
 }
 
 subset=all
+if [ "${1:-}" = --python ]; then
+  python_version=$2
+  shift 2
+  find_python "$python_version" > /dev/null
+fi
 case "${1:-}" in
   --venv) venv_python "$2"; exit 0 ;;
   --quick) subset=quick; shift ;;
@@ -150,8 +197,8 @@ esac
 releases=("$@")
 [ ${#releases[@]} -gt 0 ] || releases=("${RELEASES[@]}")
 status=0
-echo "| TensorFlow | tf-keras | subset | goldens passed | conformance passed | date |"
-echo "|---|---|---|---:|---:|---|"
+echo "| Python | TensorFlow | tf-keras | subset | goldens passed | conformance passed | date |"
+echo "|---|---|---|---|---:|---:|---|"
 for release in "${releases[@]}"; do
   run_release "$release" "$subset" || status=1
 done

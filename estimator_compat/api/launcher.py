@@ -120,7 +120,8 @@ def _run_code(code: types.CodeType, path: str) -> None:
 
 def _set_path0(directory: str) -> None:
   """sys.path[0] as Python sets it for the program (none under -P)."""
-  if not sys.flags.safe_path:
+  # -P (sys.flags.safe_path) came with Python 3.11; 3.10 has no such flag.
+  if not getattr(sys.flags, "safe_path", False):
     sys.path[0] = directory
 
 
