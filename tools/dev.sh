@@ -18,7 +18,8 @@
 #                                 files that touch what differs between
 #                                 Pythons, then the matrix's quick subset
 #                                 (docs/tensorflow_versions.md).
-# Setup is idempotent: a second call only re-installs when setup.py changed.
+# Setup is idempotent: a second call only re-installs when setup.py or the
+# ESTIMATOR_COMPAT_AUTO .pth changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # test-python's files: the launcher, the ESTIMATOR_COMPAT_AUTO .pth and the
@@ -36,7 +37,10 @@ setup() {
   fi
   local stamp=.venv/.estimator_compat_installed
   local want
-  want=$(sha1sum setup.py | cut -d' ' -f1)
+  # The .pth is copied into site-packages at install: a change to it needs a
+  # reinstall as much as a change to setup.py does.
+  want=$(cat setup.py estimator_compat/estimator_compat_auto.pth | sha1sum \
+    | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e ".[test]"
