@@ -15,7 +15,6 @@ from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import CallSizer
 from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.hook_cadence import HookCadence
-from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
@@ -327,12 +326,10 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
                for i, v in enumerate(predictions.values())}, all_hooks)
     return {"prediction": predictions}, all_hooks
 
-  features_spec = dataset.element_spec
-  if parts is None and isinstance(features_spec, tuple) and len(
-      features_spec) == 2:
-    dataset = op_seeds.record(
-        dataset.map(lambda features, labels: features),
-        op_seeds.used_by(dataset))
+  # A (features, labels) element keeps its labels: the traced model drops
+  # them in PREDICT mode (model_fn gets labels=None), and the steps, pruned
+  # to the predictions, never read them. (A map dropping them cost a
+  # function trace per predict() call.)
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked, parts=parts)
   try:
