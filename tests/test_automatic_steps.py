@@ -332,6 +332,33 @@ def test_an_evaluation_of_a_few_batches_traces_no_batched_loop(tmp_path,
   assert results[None] == results[1]
 
 
+def test_an_evaluation_asked_for_many_batches_batches_from_the_first(
+    tmp_path, monkeypatch):
+  # evaluate(steps=N) with N > SINGLE_BATCHES_FIRST will pay for the
+  # batched loop anyway: its first batches need not run one per call.
+  single = []
+  step = TracedModel.step
+  monkeypatch.setattr(TracedModel, "step",
+                      lambda self, keys=(), n=1: single.append(n) or step(
+                          self, keys, n))
+  steps = loops.SINGLE_BATCHES_FIRST + 8
+  results = {}
+  for spl in (None, 1):
+    single.clear()
+    est = models.estimator(tmp_path, model_fn=_counting_fn,
+                           engine="function", steps_per_loop=spl)
+    if spl is None:
+      est.train(models.input_fn(), steps=3)
+    results[spl] = est.evaluate(models.input_fn(), steps=steps)
+    if spl is None:
+      # The first call of each plan's calls runs many batches; its last
+      # batch runs alone (the one a hook would observe).
+      assert len(single) < loops.SINGLE_BATCHES_FIRST // 4, single
+    else:
+      assert len(single) == steps
+  assert results[None] == results[1]
+
+
 def _step_by_fn(increment):
   """_linear_fn whose train_op moves global_step by `increment` per step."""
 

@@ -86,7 +86,9 @@ def _steps(model: TracedModel, runner: HookRunner
 # Evaluation and prediction run this many batches one per call before they
 # run many per call: a call of a few batches (a predict() per request, an
 # evaluate(steps=1)) does not pay for tracing the batched loop, which costs
-# about as much as a few dozen single-batch calls.
+# about as much as a few dozen single-batch calls. An evaluate() whose
+# `steps` is larger batches from its first batch on: it is asked for more
+# batches than the loop costs.
 SINGLE_BATCHES_FIRST = 32
 
 
@@ -115,10 +117,13 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
   """
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
+  # Batches to run one per call first (see SINGLE_BATCHES_FIRST).
+  single_first = (0 if steps is not None and steps > SINGLE_BATCHES_FIRST
+                  else SINGLE_BATCHES_FIRST)
   sizer = CallSizer()
   done = 0
   while not runner.stop_requested and (steps is None or done < steps):
-    if batched and done >= SINGLE_BATCHES_FIRST:
+    if batched and done >= single_first:
       planned = _planned(sizer, cadence,
                          None if steps is None else steps - done)
       if planned > 1:
