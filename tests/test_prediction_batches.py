@@ -211,3 +211,33 @@ def test_labels_in_the_input_cost_no_map(tmp_path, monkeypatch):
   assert not maps
   _assert_same(with_labels, list(est.predict(
       _input_fn, yield_single_examples=False)))
+
+
+def test_an_input_known_to_hold_many_batches_batches_from_the_first(
+    tmp_path, monkeypatch):
+  # tf.data knows the input holds more than SINGLE_BATCHES_FIRST batches:
+  # the call will pay for the batched loop anyway.
+  batches = loops.SINGLE_BATCHES_FIRST + 8
+  x, _ = models.data(BATCH * batches)
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices({"x": x}).batch(BATCH)
+
+  single = []
+  step = TracedModel.step
+  monkeypatch.setattr(TracedModel, "step",
+                      lambda self, keys=(), n=1: single.append(n) or step(
+                          self, keys, n))
+  out = {}
+  for steps_per_loop in (None, 1):
+    single.clear()
+    est = models.estimator(tmp_path, model_fn=_model_fn, engine="function",
+                           steps_per_loop=steps_per_loop)
+    if steps_per_loop is None:
+      est.train(models.input_fn(), steps=3)
+    out[steps_per_loop] = list(est.predict(input_fn,
+                                           yield_single_examples=False))
+    if steps_per_loop is None:
+      assert len(single) < loops.SINGLE_BATCHES_FIRST // 4, single
+  assert len(out[1]) == batches
+  _assert_same(out[None], out[1])

@@ -86,10 +86,19 @@ def _steps(model: TracedModel, runner: HookRunner
 # Evaluation and prediction run this many batches one per call before they
 # run many per call: a call of a few batches (a predict() per request, an
 # evaluate(steps=1)) does not pay for tracing the batched loop, which costs
-# about as much as a few dozen single-batch calls. An evaluate() whose
-# `steps` is larger batches from its first batch on: it is asked for more
-# batches than the loop costs.
+# about as much as a few dozen single-batch calls. A call known to run more
+# batches (evaluate's `steps`, and the batches tf.data knows the input holds,
+# whichever is fewer) batches from its first batch on: it will pay for the
+# loop anyway.
 SINGLE_BATCHES_FIRST = 32
+
+
+def _single_batches_first(model: TracedModel, steps: Optional[int]) -> int:
+  """How many batches run one per call before many per call."""
+  known = [n for n in (steps, model.input_batches) if n is not None]
+  if known and min(known) > SINGLE_BATCHES_FIRST:
+    return 0
+  return SINGLE_BATCHES_FIRST
 
 
 def _planned(sizer: CallSizer, cadence: HookCadence,
@@ -117,9 +126,7 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
   """
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
-  # Batches to run one per call first (see SINGLE_BATCHES_FIRST).
-  single_first = (0 if steps is not None and steps > SINGLE_BATCHES_FIRST
-                  else SINGLE_BATCHES_FIRST)
+  single_first = _single_batches_first(model, steps)
   sizer = CallSizer()
   done = 0
   while not runner.stop_requested and (steps is None or done < steps):
@@ -157,9 +164,10 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
   sizer = CallSizer(first=1)
+  single_first = _single_batches_first(model, None)
   done = 0
   while not runner.stop_requested:
-    if batched and done >= SINGLE_BATCHES_FIRST:
+    if batched and done >= single_first:
       planned = _planned(sizer, cadence, None)
       # (Asked only now: a predict() of one batch pays no pruning for it.)
       batched = planned == 1 or model.can_batch_predictions
