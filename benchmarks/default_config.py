@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_eval_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from real_estimator import predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -56,6 +57,7 @@ ONE = "estimator_compat, steps_per_loop=1"
 HAND = "hand-written TF2 (Keras Adam), all steps in one tf.function"
 HAND_V1 = "hand-written TF2 (v1 Adam), all steps in one tf.function"
 HAND_EVAL = "hand-written TF2, all batches in one tf.function"
+HAND_PREDICT = "hand-written TF2 prediction, all batches in one tf.function"
 
 
 def ours(steps: int, eval_steps: int, steps_per_loop: Optional[int],
@@ -152,6 +154,8 @@ def main() -> int:
     if args.eval_steps:
       evaluate.setdefault(HAND_EVAL, []).append(
           handwritten_eval_steps_per_second(args.eval_steps))
+      predict.setdefault(HAND_PREDICT, []).append(
+          handwritten_predict_batches_per_second(args.eval_steps))
 
   def table(title, results):
     medians = {name: statistics.median(runs) for name, runs in results.items()}
@@ -177,7 +181,8 @@ def main() -> int:
                (HAND_EVAL, REAL)):
     if a in eval_medians and b in eval_medians:
       print(f"- evaluation: {a} / {b}: {eval_medians[a] / eval_medians[b]:.2f}")
-  for a, b in ((OURS, REAL), (ONE, REAL)):
+  for a, b in ((OURS, REAL), (ONE, REAL), (OURS, HAND_PREDICT),
+               (HAND_PREDICT, REAL)):
     if a in predict_medians and b in predict_medians:
       print(f"- prediction: {a} / {b}: "
             f"{predict_medians[a] / predict_medians[b]:.2f}")

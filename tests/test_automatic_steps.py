@@ -332,6 +332,48 @@ def test_an_evaluation_of_a_few_batches_traces_no_batched_loop(tmp_path,
   assert results[None] == results[1]
 
 
+def _slices(batches):
+  """An input_fn of `batches` batches of 16 (tf.data knows how many)."""
+  x, y = models.data(16 * batches)
+  return lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(16)
+
+
+@pytest.mark.parametrize("steps, input_fn, batched", [
+    # More steps asked than SINGLE_BATCHES_FIRST, of an endless input.
+    (loops.SINGLE_BATCHES_FIRST + 8, models.input_fn(), True),
+    # Until the input ends, which tf.data knows holds more batches.
+    (None, _slices(loops.SINGLE_BATCHES_FIRST + 8), True),
+    # Many steps asked of an input known to hold few: one per call.
+    (1000, _slices(5), False),
+])
+def test_an_evaluation_known_to_run_many_batches_batches_from_the_first(
+    tmp_path, monkeypatch, steps, input_fn, batched):
+  # Such a call pays for the batched loop anyway: its first
+  # SINGLE_BATCHES_FIRST batches need not run one per call.
+  single, looped = [], []
+  step, repeat = TracedModel.step, TracedModel.repeat
+  monkeypatch.setattr(TracedModel, "step",
+                      lambda self, keys=(), n=1: single.append(n) or step(
+                          self, keys, n))
+  monkeypatch.setattr(TracedModel, "repeat",
+                      lambda self, n: looped.append(n) or repeat(self, n))
+  results = {}
+  for spl in (None, 1):
+    single.clear()
+    est = models.estimator(tmp_path, model_fn=_counting_fn,
+                           engine="function", steps_per_loop=spl)
+    if spl is None:
+      est.train(models.input_fn(), steps=3)
+    results[spl] = est.evaluate(input_fn, steps=steps)
+    if spl is None:
+      # Each many-batch call's plan ends with one batch run alone (the one
+      # a hook would observe).
+      assert (len(single) < loops.SINGLE_BATCHES_FIRST // 4) == batched, (
+          single)
+      assert bool(looped) == batched
+  assert results[None] == results[1]
+
+
 def _step_by_fn(increment):
   """_linear_fn whose train_op moves global_step by `increment` per step."""
 

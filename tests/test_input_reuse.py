@@ -54,6 +54,32 @@ def test_the_same_dataset_is_imported_once(tmp_path, imports):
   assert sorted(first) == list(range(6))
 
 
+def test_the_same_whole_input_graph_is_found_without_extracting(
+    tmp_path, imports, monkeypatch):
+  # A later call that built the very same input graph finds its import by
+  # that graph's digest: no subgraph extracted (and serialized) again.
+  extracted = []
+  extract = tf.compat.v1.graph_util.extract_sub_graph
+  monkeypatch.setattr(tf.compat.v1.graph_util, "extract_sub_graph",
+                      lambda *a, **k: extracted.append(1) or extract(*a, **k))
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        {"x": np.arange(6, dtype=np.float32)}).batch(4)
+
+  def other_input_fn():  # Another whole graph, the same Dataset subgraph.
+    tf.constant(1.0, name="unused")
+    return input_fn()
+
+  first = _predict(tmp_path, input_fn)
+  second = _predict(tmp_path, input_fn)
+  assert len(extracted) == 1
+  third = _predict(tmp_path, other_input_fn)
+  assert len(extracted) == 2 and len(imports) == 1
+  np.testing.assert_array_equal(first, second)
+  np.testing.assert_array_equal(first, third)
+
+
 def test_a_seeded_random_op_restarts_each_call(tmp_path, imports):
   # Both builds give the same subgraph; reusing its function would continue
   # RandomUniform's stream, which lives in the function's kernel.

@@ -192,3 +192,53 @@ def test_random_ops_in_the_model_draw_as_at_one_batch_per_call(
   _assert_same(out[None], out[1])
   # The stream went on across calls: no two batches drew the same noise.
   assert len({tuple(b["noise"]) for b in out[1]}) == len(out[1]) == 7
+
+
+def test_labels_in_the_input_cost_no_map(tmp_path, monkeypatch, calls):
+  # predict() of a (features, labels) input drops the labels in the traced
+  # model: no Dataset.map (a function trace per call) strips them first.
+  # (Batched from the second batch on: `calls`.)
+  x, y = models.data(ROWS)
+  est = models.estimator(tmp_path, model_fn=_model_fn, engine="function")
+  est.train(models.input_fn(), steps=3)
+  maps = []
+  original = tf.data.Dataset.map
+  monkeypatch.setattr(tf.data.Dataset, "map",
+                      lambda self, *a, **k: maps.append(1) or original(
+                          self, *a, **k))
+  with_labels = list(est.predict(
+      lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(BATCH),
+      yield_single_examples=False))
+  assert not maps and calls
+  _assert_same(with_labels, list(est.predict(
+      _input_fn, yield_single_examples=False)))
+
+
+def test_an_input_known_to_hold_many_batches_batches_from_the_first(
+    tmp_path, monkeypatch):
+  # tf.data knows the input holds more than SINGLE_BATCHES_FIRST batches:
+  # the call will pay for the batched loop anyway.
+  batches = loops.SINGLE_BATCHES_FIRST + 8
+  x, _ = models.data(BATCH * batches)
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices({"x": x}).batch(BATCH)
+
+  single = []
+  step = TracedModel.step
+  monkeypatch.setattr(TracedModel, "step",
+                      lambda self, keys=(), n=1: single.append(n) or step(
+                          self, keys, n))
+  out = {}
+  for steps_per_loop in (None, 1):
+    single.clear()
+    est = models.estimator(tmp_path, model_fn=_model_fn, engine="function",
+                           steps_per_loop=steps_per_loop)
+    if steps_per_loop is None:
+      est.train(models.input_fn(), steps=3)
+    out[steps_per_loop] = list(est.predict(input_fn,
+                                           yield_single_examples=False))
+    if steps_per_loop is None:
+      assert len(single) < loops.SINGLE_BATCHES_FIRST // 4, single
+  assert len(out[1]) == batches
+  _assert_same(out[None], out[1])

@@ -302,10 +302,14 @@ def check_dataset(input_graph: InputGraph, where: str) -> None:
 # (a seeded random op in a map function, a lookup table, a variable) keeps
 # its state between calls of one function, where the Estimator started
 # each call from a new graph. Subgraphs with py_func or from_generator never
-# match: their registration tokens differ per build.
+# match: their registration tokens differ per build. Each entry is also
+# found by the digest of the whole input graph it came from: the same whole
+# graph holds the same subgraph, so a later call finds it
+# without extracting and serializing the subgraph again (for a Dataset of
+# numpy arrays, copies of every array).
 _IMPORTED: "collections.OrderedDict[bytes, Tuple[tf.Graph, Any]]" = (
     collections.OrderedDict())
-_IMPORTED_MAX = 8
+_IMPORTED_MAX = 16  # Keys: 8 imports, each under its two digests.
 _IMPORTED_LOCK = threading.Lock()
 
 
@@ -371,6 +375,21 @@ def _reusable(graph_def: Any) -> bool:
   return True
 
 
+def _digest(serialized: bytes, names: bytes) -> bytes:
+  digest = hashlib.sha256(serialized)
+  digest.update(names)  # (Not concatenated: no copy of `serialized`.)
+  return digest.digest()
+
+
+def _kept(key: bytes) -> Optional[Tuple[tf.Graph, Any]]:
+  """The import kept under `key` (now the most recently used), or None."""
+  with _IMPORTED_LOCK:
+    kept = _IMPORTED.get(key)
+    if kept is not None:
+      _IMPORTED.move_to_end(key)
+  return kept
+
+
 def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
   """The Dataset input_fn built in the graph, as an eager Dataset.
 
@@ -384,30 +403,33 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
   dataset = input_graph.element
   variant = dataset._variant_tensor  # pylint: disable=protected-access
   init_names = [op.name for op in input_graph.init_ops]
-  graph_def = tf.compat.v1.graph_util.extract_sub_graph(
-      input_graph.graph.as_graph_def(), [variant.op.name] + init_names)
-  _own_tables(graph_def)
-  key = hashlib.sha256(
-      graph_def.SerializeToString(deterministic=True) +
-      repr([variant.name] + init_names).encode()).digest() if (
-          _reusable(graph_def)) else None
-  with _IMPORTED_LOCK:
-    kept = _IMPORTED.get(key) if key else None
-    if kept is not None:
-      _IMPORTED.move_to_end(key)
+  names = repr([variant.name] + init_names).encode()
+  whole = input_graph.graph.as_graph_def()
+  whole_key = b"whole:" + _digest(whole.SerializeToString(deterministic=True),
+                                  names)
+  kept = _kept(whole_key)
   if kept is None:
+    graph_def = tf.compat.v1.graph_util.extract_sub_graph(
+        whole, [variant.op.name] + init_names)
+    _own_tables(graph_def)
+    key = None
+    if _reusable(graph_def):
+      key = _digest(graph_def.SerializeToString(deterministic=True), names)
+      kept = _kept(key)
+    if kept is None:
 
-    def imported():
-      elements = tf.compat.v1.import_graph_def(
-          graph_def, name="", return_elements=[variant.name] + init_names)
-      _after_initializers(tf.compat.v1.get_default_graph(), elements[1:])
-      with tf.control_dependencies(elements[1:]):
-        return tf.identity(elements[0])
+      def imported():
+        elements = tf.compat.v1.import_graph_def(
+            graph_def, name="", return_elements=[variant.name] + init_names)
+        _after_initializers(tf.compat.v1.get_default_graph(), elements[1:])
+        with tf.control_dependencies(elements[1:]):
+          return tf.identity(elements[0])
 
-    kept = (input_graph.graph, tf.compat.v1.wrap_function(imported, []))
+      kept = (input_graph.graph, tf.compat.v1.wrap_function(imported, []))
     if key:
       with _IMPORTED_LOCK:
         _IMPORTED[key] = kept
+        _IMPORTED[whole_key] = kept
         while len(_IMPORTED) > _IMPORTED_MAX:
           _IMPORTED.popitem(last=False)
   eager = dataset_ops._VariantDataset(kept[1](), dataset.element_spec)  # pylint: disable=protected-access

@@ -15,7 +15,6 @@ from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines.controller import CallSizer
 from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.hook_cadence import HookCadence
-from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
@@ -87,8 +86,19 @@ def _steps(model: TracedModel, runner: HookRunner
 # Evaluation and prediction run this many batches one per call before they
 # run many per call: a call of a few batches (a predict() per request, an
 # evaluate(steps=1)) does not pay for tracing the batched loop, which costs
-# about as much as a few dozen single-batch calls.
+# about as much as a few dozen single-batch calls. A call known to run more
+# batches (evaluate's `steps`, and the batches tf.data knows the input holds,
+# whichever is fewer) batches from its first batch on: it will pay for the
+# loop anyway.
 SINGLE_BATCHES_FIRST = 32
+
+
+def _single_batches_first(model: TracedModel, steps: Optional[int]) -> int:
+  """How many batches run one per call before many per call."""
+  known = [n for n in (steps, model.input_batches) if n is not None]
+  if known and min(known) > SINGLE_BATCHES_FIRST:
+    return 0
+  return SINGLE_BATCHES_FIRST
 
 
 def _planned(sizer: CallSizer, cadence: HookCadence,
@@ -116,10 +126,11 @@ def _evaluation_steps(model: TracedModel, runner: HookRunner,
   """
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
+  single_first = _single_batches_first(model, steps)
   sizer = CallSizer()
   done = 0
   while not runner.stop_requested and (steps is None or done < steps):
-    if batched and done >= SINGLE_BATCHES_FIRST:
+    if batched and done >= single_first:
       planned = _planned(sizer, cadence,
                          None if steps is None else steps - done)
       if planned > 1:
@@ -153,9 +164,10 @@ def _prediction_steps(model: TracedModel, runner: HookRunner,
   cadence = HookCadence(runner.hooks, None, runner.session)
   batched = steps_per_loop is None and cadence.counts_iterations_only
   sizer = CallSizer(first=1)
+  single_first = _single_batches_first(model, None)
   done = 0
   while not runner.stop_requested:
-    if batched and done >= SINGLE_BATCHES_FIRST:
+    if batched and done >= single_first:
       planned = _planned(sizer, cadence, None)
       # (Asked only now: a predict() of one batch pays no pruning for it.)
       batched = planned == 1 or model.can_batch_predictions
@@ -327,12 +339,10 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
                for i, v in enumerate(predictions.values())}, all_hooks)
     return {"prediction": predictions}, all_hooks
 
-  features_spec = dataset.element_spec
-  if parts is None and isinstance(features_spec, tuple) and len(
-      features_spec) == 2:
-    dataset = op_seeds.record(
-        dataset.map(lambda features, labels: features),
-        op_seeds.used_by(dataset))
+  # A (features, labels) element keeps its labels: the traced model drops
+  # them in PREDICT mode (model_fn gets labels=None), and the steps, pruned
+  # to the predictions, never read them. (A map dropping them cost a
+  # function trace per predict() call.)
   hooked = HookedBuild(build)
   model = TracedModel(setup, ModeKeys.PREDICT, dataset, hooked, parts=parts)
   try:

@@ -199,6 +199,13 @@ class TracedModel:
                         split_spec(dataset.element_spec)[1] is not None)
     # Unseeded random ops in model_fn are numbered after input_fn's.
     self._input_op_seeds = op_seeds.used_by(dataset)
+    # The batches an evaluation or prediction input holds, where tf.data
+    # knows it without reading (None: unknown, endless, distributed, or
+    # training, which does not ask).
+    self.input_batches: Optional[int] = None
+    if mode != ModeKeys.TRAIN and isinstance(dataset, tf.data.Dataset):
+      cardinality = int(dataset.cardinality())
+      self.input_batches = cardinality if cardinality >= 0 else None
     with tf.device("/cpu:0"):
       self._iterator = iter(dataset)
     self.spec: Optional[EstimatorSpec] = None

@@ -1,0 +1,300 @@
+"""Where an evaluate() or predict() call's time goes, against hand-written TF2.
+
+The benchmark MLP (benchmarks/mlp_model.py) at the default RunConfig. Each
+round times, one after the other (interleaved, so a loaded machine slows
+every case alike):
+
+- our evaluate(steps=EVAL_STEPS), its time split by phase (below);
+- a hand-written evaluation: the forward pass and a mean loss, all batches
+  in one tf.function call (the ceiling: no per-call cost);
+- our predict() over PREDICT_BATCHES whole batches
+  (yield_single_examples=False), split the same way;
+- a hand-written prediction loop: all batches in one tf.function, each
+  batch's logits written out (the ceiling for prediction);
+- a small predict() call (SMALL_BATCHES batches) and a small
+  evaluate(steps=1): the latency a per-request caller feels.
+
+Phases of our calls (exclusive times: a phase's own time, not that of the
+phases it calls):
+
+- input_fn: calling input_fn and turning its result into the Dataset the
+  steps read (engines/function/input_pipeline.py);
+- model_fn trace: tracing model_fn into one graph (TracedModel());
+- pruning: pruning that graph to each step function's fetches;
+- restore: reading the checkpoint into the variables;
+- first step: the first one-batch call (instantiating the pruned function
+  in the runtime, then running it);
+- single steps: the other one-batch calls, with their hooks;
+- loop first call: the first many-batch call (tracing and instantiating the
+  loop, then its batches); `loop trace` estimates the fixed part as the
+  first call minus its batches at the steady rate of the later calls;
+- loop: the later many-batch calls;
+- metric read, release, eval events: reading the metric values, letting the
+  call's functions go, writing the eval events file;
+- other: the rest of the call (hooks, logging, the Python around them).
+
+Each timed case starts from a collected heap (gc.collect() before it), so
+that no case pays for collecting another's garbage (TensorFlow's function
+graphs are reference cycles). It prints, per case, the median over the
+rounds, the same-run ratios ours / hand-written of whole calls and of a
+batch in the many-batch loop. A script, not a timed test:
+
+  python benchmarks/call_costs.py [--rounds 3] [--eval_steps 500]
+      [--predict_batches 500] [--small_batches 4] [--quick]
+"""
+
+import argparse
+import collections
+import contextlib
+import functools
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Dict, Iterator, List
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
+from estimator_compat.engines import graph as graph_engine  # pylint: disable=g-import-not-at-top,wrong-import-position
+from estimator_compat.engines.function import loops  # pylint: disable=g-import-not-at-top,wrong-import-position
+from estimator_compat.engines.function import traced_model  # pylint: disable=g-import-not-at-top,wrong-import-position
+from estimator_compat.engines.function import variable_saver  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_eval_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+PHASES = ("input_fn", "model_fn trace", "pruning", "restore", "first step",
+          "single steps", "loop first call", "loop", "metric read",
+          "release", "eval events", "other")
+
+
+class PhaseClock:
+  """Exclusive time per phase of the calls made while `recording()`."""
+
+  def __init__(self, clock: Callable[[], float] = time.perf_counter):
+    self._clock = clock
+    self.times: Dict[str, float] = collections.defaultdict(float)
+    self.counts: Dict[str, int] = collections.defaultdict(int)
+    self.batches: Dict[str, int] = collections.defaultdict(int)
+    self._stack: List[List[float]] = []
+    self._on = False
+
+  @contextlib.contextmanager
+  def recording(self) -> Iterator[None]:
+    self.times.clear()
+    self.counts.clear()
+    self.batches.clear()
+    self._on = True
+    start = self._clock()
+    try:
+      yield
+    finally:
+      self._on = False
+      self.times["total"] = self._clock() - start
+      self.times["other"] = self.times["total"] - sum(
+          v for k, v in self.times.items() if k not in ("total", "other"))
+
+  def timed(self, phase: Callable[..., str], function: Callable[..., Any],
+            batches: Callable[[Any], int] = lambda unused: 1
+           ) -> Callable[..., Any]:
+    """`function`, its exclusive time added to the phase `phase(...)` names.
+
+    `batches(result)`: how many batches the call ran (added to the phase's).
+    """
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+      if not self._on:
+        return function(*args, **kwargs)
+      name = phase(*args, **kwargs)
+      self._stack.append([self._clock(), 0.0])
+      try:
+        result = function(*args, **kwargs)
+        self.batches[name] += batches(result)
+        return result
+      finally:
+        start, inner = self._stack.pop()
+        spent = self._clock() - start
+        self.times[name] += spent - inner
+        self.counts[name] += 1
+        if self._stack:
+          self._stack[-1][1] += spent
+
+    return wrapper
+
+
+def _install(clock: PhaseClock) -> None:
+  """Wraps the engine's functions of each phase with `clock`."""
+
+  def fixed(name):
+    return lambda *args, **kwargs: name
+
+  loops.make_input = clock.timed(fixed("input_fn"), loops.make_input)
+  loops.model_input = clock.timed(fixed("input_fn"), loops.model_input)
+  model = traced_model.TracedModel
+  model.__init__ = clock.timed(fixed("model_fn trace"), model.__init__)
+  model._prune_wrapped = clock.timed(fixed("pruning"), model._prune_wrapped)  # pylint: disable=protected-access
+  variable_saver.restore_or_warm_start = clock.timed(
+      fixed("restore"), variable_saver.restore_or_warm_start)
+
+  def step_phase(*unused_args, **unused_kwargs):
+    return "first step" if not clock.counts["first step"] else "single steps"
+
+  def loop_phase(*unused_args, **unused_kwargs):
+    first = not clock.counts["loop first call"]
+    return "loop first call" if first else "loop"
+
+  model.step = clock.timed(step_phase, model.step)
+  model.repeat = clock.timed(loop_phase, model.repeat, lambda ran: ran)
+  model.predict_batches = clock.timed(loop_phase, model.predict_batches,
+                                      lambda result: len(result[0]))
+  model.run_without_input = clock.timed(fixed("metric read"),
+                                        model.run_without_input)
+  model.release = clock.timed(fixed("release"), model.release)
+  graph_engine.write_eval_summary = clock.timed(
+      fixed("eval events"), graph_engine.write_eval_summary)
+
+
+def _batches(n: int) -> Callable[[], tf.data.Dataset]:
+  return lambda: input_fn().take(n)
+
+
+def ours_evaluate(estimator: Any, clock: PhaseClock, steps: int
+                 ) -> Dict[str, float]:
+  start = time.perf_counter()
+  with clock.recording():
+    estimator.evaluate(input_fn, steps=steps)
+  return dict(clock.times, wall=time.perf_counter() - start)
+
+
+def ours_predict(estimator: Any, clock: PhaseClock, batches: int
+                ) -> Dict[str, float]:
+  start = time.perf_counter()
+  with clock.recording():
+    for _ in estimator.predict(_batches(batches),
+                               yield_single_examples=False):
+      pass
+  return dict(clock.times, wall=time.perf_counter() - start)
+
+
+def _fixed_and_per_step(clock: PhaseClock) -> Dict[str, float]:
+  """One call's phases, `loop trace` and the per-batch microseconds."""
+  times, batches = clock.times, clock.batches
+  out = dict(times)
+  later = times.get("loop", 0.0)
+  if later:
+    per_batch = later / max(1, batches["loop"])
+    out["loop trace"] = max(0.0, times["loop first call"] -
+                            per_batch * batches["loop first call"])
+    out["per batch, loop (us)"] = per_batch * 1e6
+  if batches.get("single steps"):
+    out["per batch, single (us)"] = (
+        times["single steps"] / batches["single steps"] * 1e6)
+  return out
+
+
+def main() -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--rounds", type=int, default=3)
+  parser.add_argument("--eval_steps", type=int, default=500)
+  parser.add_argument("--predict_batches", type=int, default=500)
+  parser.add_argument("--small_batches", type=int, default=4)
+  parser.add_argument("--small_calls", type=int, default=5,
+                      help="small calls per round (their median is kept)")
+  parser.add_argument("--cpu", action="store_true",
+                      help="phases in CPU seconds of this process (all its "
+                      "threads; steadier than wall time on a shared machine)")
+  parser.add_argument("--quick", action="store_true",
+                      help="1 round of 100 batches: checks that it runs")
+  args = parser.parse_args()
+  if args.quick:
+    args.rounds, args.eval_steps, args.predict_batches = 1, 100, 100
+    args.small_calls = 2
+
+  clock = PhaseClock(time.process_time if args.cpu else time.perf_counter)
+  _install(clock)
+  estimator = tfe.Estimator(
+      model_fn, config=tfe.RunConfig(model_dir=tempfile.mkdtemp()))
+  estimator.train(input_fn, steps=10)
+  # Warm-ups, with the inputs timed below (a later call that builds the
+  # same input graph reuses its import, as every timed call then does).
+  estimator.evaluate(input_fn, steps=10)
+  for batches in (args.predict_batches, args.small_batches):
+    for _ in estimator.predict(_batches(batches),
+                               yield_single_examples=False):
+      pass
+
+  runs: Dict[str, Dict[str, List[float]]] = collections.defaultdict(
+      lambda: collections.defaultdict(list))
+  rates: Dict[str, List[float]] = collections.defaultdict(list)
+  for _ in range(args.rounds):
+    gc.collect()
+    times = ours_evaluate(estimator, clock, args.eval_steps)
+    for k, v in _fixed_and_per_step(clock).items():
+      runs["evaluate"][k].append(v)
+    rates["ours evaluate steps/s"].append(args.eval_steps / times["wall"])
+    gc.collect()
+    rates["hand-written evaluate steps/s"].append(
+        handwritten_eval_steps_per_second(args.eval_steps))
+    gc.collect()
+    times = ours_predict(estimator, clock, args.predict_batches)
+    for k, v in _fixed_and_per_step(clock).items():
+      runs["predict"][k].append(v)
+    rates["ours predict batches/s"].append(
+        args.predict_batches / times["wall"])
+    gc.collect()
+    rates["hand-written predict batches/s"].append(
+        handwritten_predict_batches_per_second(args.predict_batches))
+    small_predict, small_eval = [], []
+    for _ in range(args.small_calls):
+      gc.collect()
+      small_predict.append(
+          ours_predict(estimator, clock, args.small_batches)["wall"])
+      gc.collect()
+      small_eval.append(ours_evaluate(estimator, clock, 1)["wall"])
+    rates[f"ours predict() of {args.small_batches} batches, s"].append(
+        statistics.median(small_predict))
+    rates["ours evaluate(steps=1), s"].append(statistics.median(small_eval))
+    rates["evaluate ours / hand-written"].append(
+        rates["ours evaluate steps/s"][-1] /
+        rates["hand-written evaluate steps/s"][-1])
+    rates["predict ours / hand-written"].append(
+        rates["ours predict batches/s"][-1] /
+        rates["hand-written predict batches/s"][-1])
+    for call in ("evaluate", "predict"):
+      loop = runs[call].get("per batch, loop (us)")
+      if loop and not args.cpu:
+        hand = rates[f"hand-written {call} " + (
+            "steps/s" if call == "evaluate" else "batches/s")][-1]
+        rates[f"{call} per batch, ours' loop / hand-written (speed)"].append(
+            1e6 / hand / loop[-1])
+
+  print(f"MLP 784-128-10, batch 256; evaluate(steps={args.eval_steps}), "
+        f"predict() of {args.predict_batches} batches; {args.rounds} "
+        "interleaved round(s); medians (each round's values after '|')\n")
+  print("| | median | runs |")
+  print("|---|---:|---|")
+  for name, values in rates.items():
+    print(f"| {name} | {statistics.median(values):.3f} | "
+          f"{', '.join(f'{v:.3f}' for v in values)} |")
+  for call, phases in runs.items():
+    unit = "CPU seconds" if args.cpu else "seconds"
+    print(f"\n{call}() call, {unit} per phase (exclusive):\n")
+    print("| phase | median | runs |")
+    print("|---|---:|---|")
+    for name in PHASES + ("loop trace", "total", "per batch, loop (us)",
+                          "per batch, single (us)"):
+      if name in phases:
+        values = phases[name]
+        print(f"| {name} | {statistics.median(values):.4f} | "
+              f"{', '.join(f'{v:.4f}' for v in values)} |")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
