@@ -298,7 +298,12 @@ def test_host_call_summaries_are_written(engine_name, tmp_path, monkeypatch,
       event = event_pb2.Event.FromString(record)
       if any(v.tag == "host_loss" for v in event.summary.value):
         steps.append(event.step)
-  assert sorted(steps) == [0, 1, 2]
+  # The host call reads global_step in the same run as the train op, with
+  # nothing ordering the read and the increment (so in the real
+  # TPUEstimator too): step i's summary is at step i or, read late, i + 1.
+  steps = sorted(steps)
+  assert len(steps) == 3 and len(set(steps)) == 3, steps
+  assert all(step in (i, i + 1) for i, step in enumerate(steps)), steps
 
 
 def test_host_call_on_the_function_engine_names_the_graph_engine(
