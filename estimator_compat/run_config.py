@@ -138,16 +138,19 @@ def _cluster_info(tf_config: Any, train_distribute: Any) -> ClusterInfo:
   With train_distribute set (not a TPUStrategy), a cluster without a master
   job and no task, the Estimator's RunConfig kept the cluster with the local
   values (worker 0, chief) and refused train() later; so does this
-  (`task_missing`) instead of refusing the RunConfig.
+  (`task_missing`) instead of refusing the RunConfig. With a task, its
+  distribute coordinator ran a cluster without a chief job, worker 0 as the
+  chief (MultiWorkerMirroredStrategy's usual TF_CONFIG); so does this.
   """
   cluster = tf_config.get("cluster")
   task = tf_config.get("task") or {}
-  if (train_distribute is None or
+  coordinated = not (
+      train_distribute is None or
       type(train_distribute).__name__.startswith("TPUStrategy") or
       not isinstance(cluster, dict) or not cluster or
-      TaskType.MASTER in cluster or not isinstance(task, dict) or
-      task.get("type")):
-    return ClusterInfo(tf_config)
+      TaskType.MASTER in cluster)
+  if not coordinated or not isinstance(task, dict) or task.get("type"):
+    return ClusterInfo(tf_config, first_worker_chief=coordinated)
   info = ClusterInfo({k: v for k, v in tf_config.items()
                       if k not in ("cluster", "task")})
   info.cluster_spec = tf.train.ClusterSpec(cluster)

@@ -68,7 +68,9 @@ class ClusterInfo:
     TypeError: `service` is not a JSON object.
   """
 
-  def __init__(self, tf_config: Mapping[str, Any]):
+  def __init__(self, tf_config: Mapping[str, Any],
+               first_worker_chief: bool = False):
+    self._first_worker_chief = first_worker_chief
     service = tf_config.get("service")
     if service is not None and not isinstance(service, dict):
       raise TypeError(
@@ -122,9 +124,14 @@ class ClusterInfo:
   def _init_cluster(self, tf_config: Mapping[str, Any],
                     task: Mapping[str, Any], chief_type: str) -> None:
     spec = self.cluster_spec
-    self.task_type, self.task_id = _checked_task(spec, task, chief_type)
+    # With train_distribute the Estimator's distribute coordinator ran a
+    # cluster without a chief job: worker 0 was the chief.
+    no_chief = self._first_worker_chief and chief_type not in spec.jobs
+    self.task_type, self.task_id = _checked_task(spec, task, chief_type,
+                                                 chief_required=not no_chief)
     self.evaluation_master = _LOCAL_MASTER
-    self.is_chief = self.task_type == chief_type
+    self.is_chief = self.task_type == chief_type or (
+        no_chief and self.task_type == TaskType.WORKER and self.task_id == 0)
     if self.task_type == TaskType.EVALUATOR:
       # The evaluator is not a member of the training cluster.
       self.evaluation_master = tf_config.get(_EVAL_SESSION_MASTER,
@@ -145,8 +152,9 @@ class ClusterInfo:
     self.num_worker_replicas = (len(jobs.get(TaskType.WORKER, [])) +
                                 len(jobs.get(chief_type, [])))
     # Chief first, then the other jobs by name, parameter servers last.
-    order = [chief_type] + [job for job in sorted(spec.jobs)
-                            if job not in (chief_type, TaskType.PS)]
+    order = [chief_type] if chief_type in jobs else []
+    order += [job for job in sorted(spec.jobs)
+              if job not in (chief_type, TaskType.PS)]
     order += [TaskType.PS] if TaskType.PS in jobs else []
     offset = 0
     for job in order:
@@ -157,14 +165,14 @@ class ClusterInfo:
 
 
 def _checked_task(spec: tf.train.ClusterSpec, task: Mapping[str, Any],
-                  chief_type: str):
+                  chief_type: str, chief_required: bool = True):
   """(task_type, task_id) of a cluster member, checked against the cluster."""
-  if chief_type not in spec.jobs:
+  if chief_required and chief_type not in spec.jobs:
     _fail(f'If "cluster" is set in TF_CONFIG, it must have one "{chief_type}" '
           "node.", f'add "{chief_type}": ["host:port"] to the cluster (the '
           "task that writes checkpoints and summaries), e.g. "
           f"{_EXAMPLE}.")
-  if spec.num_tasks(chief_type) > 1:
+  if chief_type in spec.jobs and spec.num_tasks(chief_type) > 1:
     _fail(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" '
           "node.", f"keep one address under \"{chief_type}\" and move the "
           "others to \"worker\".")

@@ -256,6 +256,7 @@ def _train_traced(setup: ModelSetup, model: TracedModel,
   config = setup.config
   variables = model.capture.saveable_by_name()
   global_step = variables["global_step"]
+  variable_saver.check_saveable_across_workers(variables)
   variable_saver.restore_or_warm_start(
       setup, variables, checkpoint_reading.latest_checkpoint(setup.model_dir))
   model.initialize_tables()

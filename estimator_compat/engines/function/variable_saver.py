@@ -110,6 +110,40 @@ def _on_read_saveable(name: str, variable: Any) -> Any:
   return factories[trackable.VARIABLE_VALUE_KEY](name=name)
 
 
+def check_saveable_across_workers(variables: Dict[str, tf.Variable]) -> None:
+  """Refuses sync-on-read variables whose copies live on other workers too.
+
+  Under a multi-worker strategy a batch norm's moving mean and variance have
+  one copy per replica on every worker. The Estimator's Saver wrote their
+  aggregate over all workers' copies (each worker took part in the save);
+  here only the chief saves, so the checkpoint would hold its own copies'
+  values: a silent difference. Called on every worker before anything is
+  restored or written.
+
+  Raises:
+    ValueError: such a variable, named, with the fix.
+  """
+  for name, variable in sorted(variables.items()):
+    copies = getattr(variable, "values", None)
+    strategy = getattr(variable, "distribute_strategy", None)
+    if (not copies or strategy is None or
+        getattr(variable, variables_lib.PER_REPLICA_SAVE, False) or
+        variable.synchronization != tf.VariableSynchronization.ON_READ or
+        variable.aggregation == tf.VariableAggregation.ONLY_FIRST_REPLICA or
+        len(copies) >= strategy.num_replicas_in_sync):
+      continue
+    raise ValueError(
+        f"Variable {name!r} is synchronized on read (aggregation "
+        f"{variable.aggregation.name}; a batch norm's moving statistics are) "
+        f"under a strategy of {strategy.num_replicas_in_sync} replicas on "
+        "several workers. The Estimator saved its aggregate over every "
+        "worker's copies; estimator_compat saves on the chief only and "
+        "would write the chief's own copies instead. Fix: train this model "
+        "on one worker (MirroredStrategy over its devices), or without the "
+        "strategy; docs/known_differences.md, "
+        "multi-worker-sync-on-read-refused.")
+
+
 def _by_checkpoint_name(variables: Dict[str, tf.Variable],
                         present: Optional[Set[str]] = None) -> Dict[str, Any]:
   """Saver var_list: slices of one partitioned variable grouped by its name.
