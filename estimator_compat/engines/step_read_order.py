@@ -21,6 +21,8 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.training import training_util
 
+from estimator_compat.engines import graph_ops
+
 # Ops that write a resource variable (its handle is input 0). The engine
 # creates global_step (get_or_create_global_step) as a resource variable.
 _WRITERS = frozenset({"AssignAddVariableOp", "AssignSubVariableOp",
@@ -31,15 +33,8 @@ def _step_ops(fetches: Any) -> List[tf.Operation]:
   """Every op a Session.run of `fetches` may run (data and control inputs)."""
   start = [getattr(f, "op", f) for f in tf.nest.flatten(fetches)
            if f is not None]
-  seen, stack = {}, [op for op in start if isinstance(op, tf.Operation)]
-  while stack:
-    op = stack.pop()
-    if op.name in seen:
-      continue
-    seen[op.name] = op
-    stack.extend(t.op for t in op.inputs)
-    stack.extend(op.control_inputs)
-  return list(seen.values())
+  return graph_ops.ancestors(op for op in start
+                             if isinstance(op, tf.Operation))
 
 
 def _writes(op: tf.Operation, variable: Any) -> bool:

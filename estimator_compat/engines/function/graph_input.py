@@ -35,6 +35,7 @@ from tensorflow.python.data.ops import dataset_ops
 from tensorflow.python.framework import op_def_registry
 from tensorflow.python.training import training_util
 
+from estimator_compat.engines import graph_ops
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import tables
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
@@ -143,16 +144,7 @@ def _flat(element: Any) -> List[tf.Tensor]:
 
 
 def _ancestors(tensors: List[tf.Tensor]) -> List[tf.Operation]:
-  seen = {}
-  stack = [t.op for t in tensors]
-  while stack:
-    op = stack.pop()
-    if op.name in seen:
-      continue
-    seen[op.name] = op
-    stack.extend(t.op for t in op.inputs)
-    stack.extend(op.control_inputs)
-  return list(seen.values())
+  return graph_ops.ancestors(t.op for t in tensors)
 
 
 def _is_stateful(op: tf.Operation) -> bool:
