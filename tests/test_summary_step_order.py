@@ -47,3 +47,34 @@ def test_tensor_input_summaries_every_3_steps(tmp_path, engine, run):
       save_checkpoints_secs=None, log_step_count_steps=None))
   estimator.train(_input_fn, steps=60)
   assert _loss_steps(tmp_path) == list(range(1, 60, 3))
+
+
+class _StepsSeen(tfe.SessionRunHook):
+  """Records the global step a hook fetches as the variable itself."""
+
+  def __init__(self):
+    self.seen = []
+
+  def begin(self):
+    self._global_step = tf.compat.v1.train.get_global_step()
+
+  def before_run(self, run_context):
+    return tfe.SessionRunArgs(self._global_step)
+
+  def after_run(self, run_context, run_values):
+    self.seen.append(int(run_values.results))
+
+
+@pytest.mark.parametrize("run", range(3))
+def test_a_hook_fetching_the_step_variable_sees_the_step_before(
+    tmp_path, engine, run):
+  # A user hook that fetches get_global_step() (not the read the standard
+  # hooks use) read it after the increment on some graph-engine runs under
+  # load, and a hook stopping at `step + 1 == N` stopped a step early.
+  del run
+  estimator = tfe.Estimator(_model_fn, str(tmp_path), config=tfe.RunConfig(
+      save_summary_steps=None, save_checkpoints_steps=None,
+      save_checkpoints_secs=None, log_step_count_steps=None))
+  hook = _StepsSeen()
+  estimator.train(_input_fn, steps=200, hooks=[hook])
+  assert hook.seen == list(range(200))

@@ -13,6 +13,12 @@ The graph engine makes the read come first on every run: each op of the
 train step that writes global_step gets the read as a control input. The
 hooks then see the value they assume, which is what the Estimator wrote on
 its ordered runs and what the function engine writes.
+
+Two reads are ordered: the one the standard hooks fetch (the global-step
+read collection) and the variable's own graph element, which a hook gets
+when it fetches `tf.compat.v1.train.get_global_step()` itself (user hooks,
+LoggingTensorHook's "step"). A user hook that stopped at `step + 1 == N`
+otherwise stopped one step early on some runs.
 """
 
 from typing import Any, List, Optional
@@ -43,25 +49,42 @@ def _writes(op: tf.Operation, variable: Any) -> bool:
       op.inputs[0] is handle)
 
 
+def _hook_reads(graph: tf.Graph, global_step: Any) -> List[tf.Operation]:
+  """The global-step reads hooks fetch: the read collection's, the variable's."""
+  reads = []
+  read = training_util._get_global_step_read(graph)  # pylint: disable=protected-access
+  if read is not None:
+    reads.append(read.op)
+  element = getattr(global_step, "_graph_element", None)
+  op = getattr(element, "op", None)
+  if op is not None and op.graph is graph and op not in reads:
+    reads.append(op)
+  return reads
+
+
 def read_before_increment(graph: tf.Graph, fetches: Any) -> Optional[int]:
-  """Makes each global_step write that `fetches` runs wait for the read.
+  """Makes each global_step write that `fetches` runs wait for the reads.
 
   Args:
     graph: the train graph, before its session finalizes it.
     fetches: what each step runs (the train op and the loss).
 
   Returns:
-    How many ops were ordered; None when the graph has no global step or no
-    read tensor.
+    How many control inputs were added; None when the graph has no global
+    step or no read of it.
   """
   global_step = tf.compat.v1.train.get_global_step(graph)
-  read = training_util._get_global_step_read(graph)  # pylint: disable=protected-access
-  if global_step is None or read is None:
+  if global_step is None:
+    return None
+  reads = _hook_reads(graph, global_step)
+  if not reads:
     return None
   ordered = 0
   for op in _step_ops(fetches):
-    if op is not read.op and _writes(op, global_step) and (
-        read.op not in op.control_inputs):
-      op._add_control_input(read.op)  # pylint: disable=protected-access
-      ordered += 1
+    if op in reads or not _writes(op, global_step):
+      continue
+    for read in reads:
+      if read not in op.control_inputs:
+        op._add_control_input(read)  # pylint: disable=protected-access
+        ordered += 1
   return ordered
