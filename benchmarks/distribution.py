@@ -59,15 +59,18 @@ def _ours(strategy: str, steps: int, steps_per_loop: int) -> float:
 def _handwritten(strategy_name: str, steps: int, steps_per_call: int) -> float:
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from estimator_compat.distribute import cluster_tasks, strategies  # pylint: disable=g-import-not-at-top
+  from estimator_compat.front import configuration  # pylint: disable=g-import-not-at-top
   from estimator_compat.run_config import RunConfig  # pylint: disable=g-import-not-at-top
   sys.path.insert(0, HERE)
   from mlp_model import input_fn  # pylint: disable=g-import-not-at-top
   config = RunConfig()
-  if cluster_tasks.serves_only(config):
-    cluster_tasks.serve_until_done(config, None)
+  choices = configuration.resolve(config)
+  if cluster_tasks.serves_only(config, choices):
+    cluster_tasks.serve_until_done(config, choices, None)
     return 0.0
-  strategies.set_process_strategy(strategy_name)
-  strategy = strategies.for_training(config) or tf.distribute.get_strategy()
+  configuration.set_process_strategy(strategy_name)
+  strategy = strategies.for_training(
+      config, configuration.strategy_flags()) or tf.distribute.get_strategy()
   with strategy.scope():
     init = tf.keras.initializers.GlorotUniform(seed=0)
     weights = [tf.Variable(init([784, 128])), tf.Variable(tf.zeros([128])),

@@ -6,6 +6,7 @@ one call of a mode to the engine.
 """
 
 import copy
+import dataclasses
 import numbers
 import os
 import tempfile
@@ -16,6 +17,7 @@ import tensorflow as tf
 
 from estimator_compat.checkpoints import checkpoint_files
 from estimator_compat.checkpoints import checkpoint_reading
+from estimator_compat.front import configuration
 from estimator_compat.front import front_checks
 from estimator_compat.distribute import cluster_tasks
 from estimator_compat.front import model_dir_lock
@@ -134,14 +136,15 @@ class Estimator:
       config = config.replace(model_dir=model_dir)
     if config.session_config is None:
       config = config.replace(session_config=default_session_config())
-    strategies.check(config)
+    choices = configuration.resolve(config)
+    strategies.check(config, choices)
     self._config = config
     self._model_dir = model_dir
     self._params = params
     self._model_fn = model_fn
     self._setup = ModelSetup(
         model_fn=model_fn, model_dir=model_dir, config=config, params=params,
-        warm_start=warm_starting.resolve(warm_start_from))
+        choices=choices, warm_start=warm_starting.resolve(warm_start_from))
 
   model_dir = property(lambda self: self._model_dir)
   config = property(lambda self: copy.deepcopy(self._config))
@@ -157,6 +160,12 @@ class Estimator:
 
   def _engine(self) -> Engine:
     return dispatch  # Each call runs on the engine that can honour it.
+
+  def _call_setup(self) -> ModelSetup:
+    """The setup of one call: the engine and strategy flags resolved now,
+    once (front/configuration.py), for everything the call does."""
+    return dataclasses.replace(self._setup,
+                               choices=configuration.resolve(self._config))
 
   def latest_checkpoint(self) -> Optional[str]:
     """Path of the newest checkpoint in model_dir, or None."""
@@ -205,7 +214,8 @@ class Estimator:
     check_train_steps(steps, max_steps)
     hooks = front_checks.check_hooks(hooks)
     saving_listeners = front_checks.check_saving_listeners(saving_listeners)
-    if self._serve_or_refuse_in_cluster():
+    setup = self._call_setup()
+    if self._serve_or_refuse_in_cluster(setup.choices):
       return self
     # Nothing to write (a read-only model_dir is fine then): no lock.
     if max_steps is not None and self._skip(max_steps,
@@ -213,11 +223,12 @@ class Estimator:
       return self
     # SIGTERM/SIGINT stop training with a save; they act once the lock is
     # released (preemption.py).
-    with preemption.watch(self._config):
-      self._train_locked(input_fn, hooks, steps, max_steps, saving_listeners)
+    with preemption.watch(self._config, setup.choices):
+      self._train_locked(setup, input_fn, hooks, steps, max_steps,
+                         saving_listeners)
     return self
 
-  def _train_locked(self, input_fn, hooks, steps, max_steps,
+  def _train_locked(self, setup, input_fn, hooks, steps, max_steps,
                     saving_listeners) -> None:
     """train() holding the model_dir lock (the chief's)."""
     # The lock first: a refused trainer must not touch the files (such as
@@ -233,7 +244,7 @@ class Estimator:
         checkpoint_files.remove_unfinished_saves(self._model_dir)
         rotation_record.finish_cut_short(self._model_dir)
       loss = self._engine().train(
-          setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
+          setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
           max_steps=max_steps, saving_listeners=saving_listeners)
       if loss is None and not preemption.requested():
         _warn_if_no_step(input_fn, latest, self._model_dir)
@@ -255,7 +266,8 @@ class Estimator:
     logging.info("Skipping training since max_steps has already saved.")
     return True
 
-  def _serve_or_refuse_in_cluster(self) -> bool:
+  def _serve_or_refuse_in_cluster(self,
+                                  choices: configuration.Choices) -> bool:
     """Cluster roles: True if this task served instead of training.
 
     ps and worker tasks of parameter-server training serve until the chief
@@ -279,12 +291,13 @@ class Estimator:
       raise ValueError(
           "train() was called on the evaluator task (TF_CONFIG). Fix: call "
           "train_and_evaluate(), which evaluates each new checkpoint there.")
-    if cluster_tasks.serves_only(config):
-      cluster_tasks.serve_until_done(config, self._model_dir)
+    if cluster_tasks.serves_only(config, choices):
+      cluster_tasks.serve_until_done(config, choices, self._model_dir)
       return True
     if config.is_chief:
       cluster_tasks.mark_done_at_exit(self._model_dir)
-    elif config.task_type == "worker" and strategies.between_graph(config):
+    elif config.task_type == "worker" and strategies.between_graph(config,
+                                                                  choices):
       cluster_tasks.mark_done_at_exit(self._model_dir, worker=config.task_id)
     return False
 
@@ -310,10 +323,11 @@ class Estimator:
     picked = not checkpoint_path  # Only a picked one may be replaced.
     checkpoint_path = checkpoint_files.usable_checkpoint(checkpoint_path,
                                                         self._model_dir)
+    setup = self._call_setup()
 
     def run(path):
       return path, self._engine().evaluate(
-          setup=self._setup, input_fn=input_fn, hooks=hooks, steps=steps,
+          setup=setup, input_fn=input_fn, hooks=hooks, steps=steps,
           checkpoint_path=path)
 
     evaluated, results = checkpoint_files.retry_if_rotated(
@@ -353,7 +367,7 @@ class Estimator:
           "Could not find trained model in model_dir: %s, running "
           "initialization to predict.", self._model_dir)
     yield from self._engine().predict(
-        setup=self._setup, input_fn=input_fn, hooks=hooks,
+        setup=self._call_setup(), input_fn=input_fn, hooks=hooks,
         predict_keys=predict_keys, checkpoint_path=checkpoint_path,
         yield_single_examples=yield_single_examples)
 

@@ -8,7 +8,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
 from estimator_compat.distribute import strategies
-from estimator_compat.engines import engine_chosen, resolve_engine_name
+from estimator_compat.front import configuration
 from estimator_compat.front.fn_args import fn_args
 from estimator_compat.distribute.tf_config import (ClusterInfo, TaskType,
                                         tf_config_from_env)
@@ -166,7 +166,7 @@ def _validate(config: "RunConfig") -> None:
       raise ValueError(f"{message} Fix: {fix} (got {value!r}).")
   for name in ("train_distribute", "eval_distribute"):
     strategies.check_runconfig_strategy(getattr(config, "_" + name))
-  resolve_engine_name(config._engine)  # pylint: disable=protected-access
+  configuration.engine_name(config._engine)  # pylint: disable=protected-access
   steps_per_loop = config._steps_per_loop  # pylint: disable=protected-access
   if steps_per_loop is not None and (
       not _is_int(steps_per_loop) or steps_per_loop < 1):
@@ -381,7 +381,7 @@ class RunConfig:
   @property
   def engine(self) -> str:
     """The engine that runs each mode (an extension of the legacy API)."""
-    return resolve_engine_name(self._engine)
+    return configuration.engine_name(self._engine)
 
   @property
   def engine_chosen(self) -> bool:
@@ -389,7 +389,7 @@ class RunConfig:
 
     Otherwise each call picks its engine (engines/dispatch.py).
     """
-    return engine_chosen(self._engine)
+    return configuration.engine_chosen(self._engine)
 
   @property
   def is_distributed(self) -> bool:

@@ -174,6 +174,10 @@ def _train_and_evaluate(model_dir: str) -> int:
   if tf.get_logger().handlers:  # TF logs once, not again through absl's.
     tf.get_logger().propagate = False
   tfe.install()  # Legacy modules refer to tf.estimator.
+  # This binary's strategy flags, handed to the front as a value.
+  from estimator_compat.front import configuration  # pylint: disable=g-import-not-at-top
+  configuration.set_strategy_flags(configuration.StrategyChoice(
+      FLAGS.strategy, FLAGS.min_shard_bytes, FLAGS.max_shards))
   model_fn = load_callable(FLAGS.model_fn, "model_fn")
   train_input_fn = load_callable(FLAGS.input_fn, "input_fn")
   eval_input_fn = (load_callable(FLAGS.eval_input_fn, "eval_input_fn")

@@ -12,6 +12,7 @@ from estimator_compat.distribute import strategies
 from estimator_compat.engines import graph as graph_engine
 from estimator_compat.engines import graph_between
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.front import configuration
 from estimator_compat.estimator import Estimator
 from estimator_compat.export.exporter import Exporter
 from estimator_compat.hooks import CheckpointSaverListener, SessionRunHook
@@ -269,7 +270,8 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
 def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
                       eval_spec: EvalSpec, config):
   """The chief or a worker of a TF_CONFIG cluster (see train_and_evaluate)."""
-  mode = strategies.training_mode(config)
+  choices = configuration.resolve(config)
+  mode = strategies.training_mode(config, choices.strategy)
   if mode not in ("parameter_server", "multi_worker_mirrored"):
     raise ValueError(
         f"TF_CONFIG describes a cluster (this task: {config.task_type} "
@@ -278,7 +280,7 @@ def _train_in_cluster(estimator: Estimator, train_spec: TrainSpec,
         "training, pass --strategy=multi_worker_mirrored or "
         "parameter_server (or RunConfig(train_distribute=...)), or unset "
         "TF_CONFIG to train in one process.")
-  if strategies.between_graph(config) and config.task_type in (
+  if strategies.between_graph(config, choices) and config.task_type in (
       "chief", "master", "worker"):
     # The Estimator's executor: this task's server first, then the delay.
     graph_between.start_server(config)

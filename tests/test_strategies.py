@@ -14,14 +14,18 @@ import estimator_compat as tfe
 from estimator_compat.distribute import flags as command_line
 from estimator_compat.distribute import local_cluster
 from estimator_compat.distribute import strategies
+from estimator_compat.front import configuration
 from tests import tiny_strategy_model
+
+
+def _flags():
+  return configuration.strategy_flags()
 
 
 @pytest.fixture(autouse=True)
 def _no_process_strategy():
   yield
-  strategies.set_process_strategy(None)
-  strategies.set_process_partitioning(None, None)
+  configuration.set_strategy_flags(configuration.StrategyChoice())
 
 
 def _tf_config(monkeypatch, cluster, task_type="chief"):
@@ -32,21 +36,23 @@ def _tf_config(monkeypatch, cluster, task_type="chief"):
 def test_ps_tasks_in_tf_config_mean_parameter_server(monkeypatch):
   _tf_config(monkeypatch, {"chief": ["h:1"], "worker": ["h:2"],
                            "ps": ["h:3"]})
-  assert strategies.training_mode(tfe.RunConfig()) == "parameter_server"
+  assert strategies.training_mode(tfe.RunConfig(),
+                                 _flags()) == "parameter_server"
 
 
 def test_runconfig_strategy_wins_over_flag_and_tf_config(monkeypatch):
   _tf_config(monkeypatch, {"chief": ["h:1"], "ps": ["h:3"]})
-  strategies.set_process_strategy("multi_worker_mirrored")
+  configuration.set_process_strategy("multi_worker_mirrored")
   config = tfe.RunConfig(
       train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
-  assert strategies.training_mode(config) == "mirrored"
-  assert strategies.training_mode(tfe.RunConfig()) == "multi_worker_mirrored"
+  assert strategies.training_mode(config, _flags()) == "mirrored"
+  assert strategies.training_mode(tfe.RunConfig(),
+                                 _flags()) == "multi_worker_mirrored"
 
 
 def test_no_cluster_no_flag_is_default():
-  assert strategies.training_mode(tfe.RunConfig()) == "default"
-  assert strategies.for_training(tfe.RunConfig()) is None
+  assert strategies.training_mode(tfe.RunConfig(), _flags()) == "default"
+  assert strategies.for_training(tfe.RunConfig(), _flags()) is None
 
 
 def test_tf1_mirrored_maps_to_tf2_with_its_devices():
@@ -63,7 +69,8 @@ def test_install_reads_and_removes_distribution_flags(monkeypatch):
   monkeypatch.setattr(sys, "argv", argv)
   tfe.install()
   assert sys.argv == ["prog.py", "--own_flag=1", "positional"]
-  assert strategies.process_strategy_name() == "one_device"
+  assert configuration.process_strategy_name() == "one_device"
+  assert configuration.strategy_flags().min_shard_bytes == 64
 
 
 def test_bad_strategy_flag_names_the_choices():
@@ -114,17 +121,16 @@ def test_train_on_evaluator_task_says_what_to_call(monkeypatch, tmp_path):
     estimator.train(models.input_fn(), steps=1)
 
 
-def test_the_flags_choice_is_a_frozen_value_passed_in_or_from_the_environment():
+def test_the_flags_choice_is_a_frozen_value_passed_in_not_the_environment():
   choice = strategies.StrategyChoice("mirrored", min_shard_bytes=64)
   with pytest.raises(dataclasses.FrozenInstanceError):
     choice.name = "one_device"
   assert strategies.training_mode(tfe.RunConfig(), choice) == "mirrored"
-  assert strategies.training_mode(tfe.RunConfig()) == "default"
-  environ = {}
-  choice.to_environment(environ)
-  assert environ == {"ESTIMATOR_COMPAT_STRATEGY": "mirrored",
-                     "ESTIMATOR_COMPAT_MIN_SHARD_BYTES": "64"}
-  assert strategies.StrategyChoice.from_environment(environ) == choice
+  assert strategies.training_mode(tfe.RunConfig(), _flags()) == "default"
+  before = dict(os.environ)
+  configuration.set_strategy_flags(choice)
+  assert dict(os.environ) == before  # Not a channel between modules.
+  assert configuration.resolve(tfe.RunConfig()).strategy == choice
   with pytest.raises(ValueError, match="Unknown strategy 'horovod'"):
     strategies.StrategyChoice("horovod")
 

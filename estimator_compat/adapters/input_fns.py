@@ -18,6 +18,7 @@ import tensorflow as tf
 from estimator_compat.engines.function import graph_input
 from estimator_compat.engines.function import input_pipeline
 from estimator_compat.errors import NeedsGraphEngine
+from estimator_compat.front import configuration
 from estimator_compat.front.input_adapter import python_values_as_tensors
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn
@@ -102,7 +103,8 @@ def input_fn_to_dataset_fn(input_fn: Callable[..., Any], mode: str,
                      "ModeKeys.TRAIN, EVAL or PREDICT.")
   config = config if config is not None else default_config()
   setup = ModelSetup(model_fn=None, model_dir=config.model_dir or "",
-                     config=config, params=dict(params or {}))
+                     config=config, params=dict(params or {}),
+                     choices=configuration.resolve(config))
 
   def dataset_fn(input_context: Optional[tf.distribute.InputContext] = None
                 ) -> tf.data.Dataset:

@@ -18,6 +18,7 @@ from typing import Any, Dict, Optional
 import tensorflow as tf
 
 from estimator_compat.distribute import strategies
+from estimator_compat.front import configuration
 from estimator_compat.adapters.traced_call import (TracedCall, as_input_values,
                                                    signature_for)
 from estimator_compat.adapters.variable_store import LegacyVariableStore
@@ -72,7 +73,8 @@ class ModelFnModule(tf.Module):
     config = config if config is not None else default_config()
     self._setup = ModelSetup(model_fn=model_fn,
                              model_dir=config.model_dir or "",
-                             config=config, params=dict(params or {}))
+                             config=config, params=dict(params or {}),
+                             choices=configuration.resolve(config))
     self._store = LegacyVariableStore()
     self._calls = _Calls()
     self._restored_from: Optional[str] = None

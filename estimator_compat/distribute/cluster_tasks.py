@@ -22,6 +22,7 @@ import tensorflow as tf
 
 from estimator_compat.distribute import strategies
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.front.configuration import Choices
 
 DONE_FILE = ".cluster_done"
 _POLL_SECS = 0.5
@@ -103,13 +104,14 @@ def mark_done_at_exit(model_dir: Optional[str],
     atexit.register(mark_done, model_dir, worker)
 
 
-def _workers_done(config, model_dir: Optional[str], since: float) -> bool:
+def _workers_done(config, choices: Choices, model_dir: Optional[str],
+                  since: float) -> bool:
   """Between graphs, whether every worker marked its training done.
 
   Its workers train against this task's variables after the chief is done
   (asynchronous steps): a ps that left first would hang them.
   """
-  if not strategies.between_graph(config):
+  if not strategies.between_graph(config, choices):
     return True
   workers = config.cluster_spec.as_dict().get("worker", [])
   return all(_marked_since(worker_done_path(model_dir, i), since)
@@ -159,21 +161,26 @@ def _chief_gone() -> Optional[int]:
   return None
 
 
-def serves_only(config) -> bool:
+def serves_only(config, choices: Choices) -> bool:
   """True for ps and worker tasks of parameter-server training.
 
   Workers of between-graph training (the graph engine's, see
   strategies.between_graph) train instead.
   """
-  if config.task_type == "worker" and strategies.between_graph(config):
+  if config.task_type == "worker" and strategies.between_graph(config,
+                                                                choices):
     return False
   return config.is_distributed and config.task_type in ("ps", "worker") and (
-      strategies.training_mode(config) == "parameter_server")
+      strategies.training_mode(config, choices.strategy) ==
+      "parameter_server")
 
 
-def serve_until_done(config, model_dir: Optional[str],
+def serve_until_done(config, choices: Choices, model_dir: Optional[str],
                      timeout_secs: Optional[float] = None) -> None:
   """Starts this task's server and blocks until the chief is done.
+
+  `choices` (front/configuration.py) say whether workers train between
+  graphs, so that this task waits for them too.
 
   Raises:
     ValueError: no model_dir to watch for the chief's done mark.
@@ -191,7 +198,7 @@ def serve_until_done(config, model_dir: Optional[str],
   logging.info("%s %d serving at %s until the chief is done.",
                config.task_type, config.task_id, server.target)
   while not (done_since(model_dir, started) and
-             _workers_done(config, model_dir, started)):
+             _workers_done(config, choices, model_dir, started)):
     gone = _chief_gone()
     # The chief writes its mark before it exits: look once more.
     if gone is not None and not done_since(model_dir, started):

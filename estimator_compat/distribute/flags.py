@@ -27,6 +27,7 @@ from absl import flags
 from absl import logging
 
 from estimator_compat.distribute import strategies
+from estimator_compat.front import configuration
 
 _FLAGS = flags.FlagValues()
 flags.DEFINE_enum("strategy", None, list(strategies.NAMES),
@@ -78,8 +79,10 @@ def apply(argv: Optional[List[str]] = None) -> None:
   _FLAGS([argv[0]] + mine)
   for arg in mine:
     argv.remove(arg)
-  strategies.StrategyChoice(_FLAGS.strategy, _FLAGS.min_shard_bytes,
-                            _FLAGS.max_shards).to_environment()
+  # Handed to the front as a value. The tasks of --local_cluster parse the
+  # same flags from their command line (local_cluster.launch keeps them).
+  configuration.set_strategy_flags(configuration.StrategyChoice(
+      _FLAGS.strategy, _FLAGS.min_shard_bytes, _FLAGS.max_shards))
   if _FLAGS.local_cluster:
     # pylint: disable=g-import-not-at-top
     from estimator_compat.distribute import local_cluster
@@ -95,13 +98,15 @@ def _serve_if_server_task() -> None:
     return
   from estimator_compat.run_config import RunConfig
   config = RunConfig()
-  if cluster_tasks.serves_only(config):
+  choices = configuration.resolve(config)
+  if cluster_tasks.serves_only(config, choices):
     try:
-      cluster_tasks.serve_until_done(config, None)
+      cluster_tasks.serve_until_done(config, choices, None)
     except cluster_tasks.ChiefGoneError as e:
       logging.error("%s", e)
       sys.exit(1)
     sys.exit(0)
-  if strategies.training_mode(config) == "multi_worker_mirrored":
+  if strategies.training_mode(config, choices.strategy) == (
+      "multi_worker_mirrored"):
     # Collective ops are configured at startup, before other TF work.
-    strategies.for_training(config)
+    strategies.for_training(config, choices.strategy)

@@ -4,26 +4,29 @@ In this order, as the Estimator decided (plus the binary's flag):
 1. `RunConfig(train_distribute=..., eval_distribute=...)` as legacy code
    passes it; TF1 strategy objects are mapped to their TF2 counterparts (one
    log line says so);
-2. the process-wide choice of `--strategy` (the binary, or `install()` reading
-   the command line of a legacy program): a frozen `StrategyChoice`, kept in
-   the environment (as $ESTIMATOR_COMPAT_ENGINE keeps the engine, and
-   inherited by the tasks of a local cluster) or passed in;
+2. the strategy flags' choice (`--strategy` of the binary, or of a legacy
+   program's command line read by `install()`): a frozen `StrategyChoice`
+   that each call resolves in the front (front/configuration.py) and passes
+   in, with the engine, as `Choices`;
 3. TF_CONFIG: a cluster with `ps` tasks and no strategy means
    parameter-server training (legacy between-graph programs).
-The default strategy means "no strategy". Strategies built here are built
-once per process (collective and coordinator state is per process).
+The default strategy means "no strategy". Strategies built from a name are
+built once per process (collective and coordinator state is per process);
+a TF1 strategy object of RunConfig is converted once per object.
 """
 
-import dataclasses
-import os
-from typing import Any, Dict, List, Mapping, MutableMapping, Optional
+import weakref
+from typing import Any, Dict, List, Optional
 
 import tensorflow as tf
 
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.front.configuration import (STRATEGY_NAMES, Choices,
+                                                  StrategyChoice)
 
-NAMES = ("default", "one_device", "mirrored", "multi_worker_mirrored",
-         "parameter_server")
+__all__ = ["NAMES", "StrategyChoice"]  # StrategyChoice: its old home.
+
+NAMES = STRATEGY_NAMES
 PS_WORKER_INTER_OP_THREADS = 8  # Fewer hang after the first step (notes).
 
 # The kind of training each strategy class means (TF2 and tf.compat.v1
@@ -43,75 +46,6 @@ _MODES = (
 
 _built: Dict[str, Any] = {}
 
-_ENV = {"name": "ESTIMATOR_COMPAT_STRATEGY",
-        "min_shard_bytes": "ESTIMATOR_COMPAT_MIN_SHARD_BYTES",
-        "max_shards": "ESTIMATOR_COMPAT_MAX_SHARDS"}
-
-
-@dataclasses.dataclass(frozen=True)
-class StrategyChoice:
-  """The strategy of Estimators whose RunConfig names none (the flags).
-
-  Attributes:
-    name: one of NAMES, or None (TF_CONFIG decides).
-    min_shard_bytes: PS variable partitioning, when RunConfig sets none.
-    max_shards: the same partitioner's maximum number of shards.
-  """
-  name: Optional[str] = None
-  min_shard_bytes: Optional[int] = None
-  max_shards: Optional[int] = None
-
-  def __post_init__(self):
-    if self.name is not None and self.name not in NAMES:
-      raise ValueError(
-          f"Unknown strategy {self.name!r}. Fix: use one of {NAMES}.")
-
-  @classmethod
-  def from_environment(cls, environ: Optional[Mapping[str, str]] = None
-                      ) -> "StrategyChoice":
-    """The choice the flags made for this process (none: all None)."""
-    environ = os.environ if environ is None else environ
-    values = {field: environ.get(variable) or None
-              for field, variable in _ENV.items()}
-    for field in ("min_shard_bytes", "max_shards"):
-      if values[field] is not None:
-        values[field] = int(values[field])
-    return cls(**values)
-
-  def to_environment(self, environ: Optional[MutableMapping[str, str]] = None
-                    ) -> None:
-    """Makes this the process's choice (and its child processes')."""
-    environ = os.environ if environ is None else environ
-    for field, variable in _ENV.items():
-      value = getattr(self, field)
-      if value is None:
-        environ.pop(variable, None)
-      else:
-        environ[variable] = str(value)
-
-
-def set_process_strategy(name: Optional[str]) -> None:
-  """Sets the process's strategy name, keeping its partitioning (old API).
-
-  Raises:
-    ValueError: an unknown name.
-  """
-  dataclasses.replace(StrategyChoice.from_environment(),
-                      name=name).to_environment()
-
-
-def set_process_partitioning(min_shard_bytes: Optional[int],
-                             max_shards: Optional[int]) -> None:
-  """Sets the process's PS partitioning, keeping its strategy (old API)."""
-  dataclasses.replace(StrategyChoice.from_environment(),
-                      min_shard_bytes=min_shard_bytes,
-                      max_shards=max_shards).to_environment()
-
-
-def process_strategy_name() -> Optional[str]:
-  return StrategyChoice.from_environment().name
-
-
 def is_parameter_server(strategy: Any) -> bool:
   return isinstance(strategy,
                     tf.distribute.experimental.ParameterServerStrategy)
@@ -121,8 +55,7 @@ def is_multi_worker(strategy: Any) -> bool:
   return isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
 
 
-def training_mode(config: Any, choice: Optional[StrategyChoice] = None
-                 ) -> str:
+def training_mode(config: Any, choice: StrategyChoice) -> str:
   """The kind of training this config asks for, without building anything.
 
   One of NAMES. Non-chief tasks use it to decide whether they serve
@@ -130,7 +63,7 @@ def training_mode(config: Any, choice: Optional[StrategyChoice] = None
 
   Args:
     config: a RunConfig.
-    choice: the flags' choice (default: this process's).
+    choice: the strategy flags' choice (Choices.strategy).
   """
   strategy = config.train_distribute
   if strategy is not None:
@@ -138,7 +71,6 @@ def training_mode(config: Any, choice: Optional[StrategyChoice] = None
       if isinstance(strategy, classes):
         return mode
     return "default"
-  choice = choice or StrategyChoice.from_environment()
   if choice.name is not None:
     return choice.name
   cluster = config.cluster_spec.as_dict() if config.cluster_spec else {}
@@ -209,7 +141,7 @@ def _cluster(config: Any) -> Dict[str, Any]:
   return spec.as_dict() if spec else {}
 
 
-def _from_v1(strategy: Any, field: str, config: Any):
+def _from_v1(strategy: Any, field: str, config: Any, choice: StrategyChoice):
   # Exactly these classes: a subclass may change what the conversion drops.
   v1 = tf.compat.v1.distribute
   kind, name = type(strategy), type(strategy).__name__
@@ -221,7 +153,7 @@ def _from_v1(strategy: Any, field: str, config: Any):
         strategy.extended.worker_devices[0])
   elif kind is v1.experimental.ParameterServerStrategy:
     if _cluster(config).get("ps"):
-      converted = _parameter_server(config, StrategyChoice.from_environment())
+      converted = _parameter_server(config, choice)
     else:
       # Without a cluster the Estimator ran it on this machine's devices
       # (variables on the CPU, a replica per compute device): the same
@@ -229,8 +161,7 @@ def _from_v1(strategy: Any, field: str, config: Any):
       converted = tf.distribute.MirroredStrategy(
           devices=list(strategy.extended.worker_devices))
   elif kind is v1.experimental.MultiWorkerMirroredStrategy:
-    converted = _build("multi_worker_mirrored", config,
-                       StrategyChoice.from_environment())
+    converted = _build("multi_worker_mirrored", config, choice)
   else:
     return None
   logging.info("RunConfig.%s: running the TF1 %s as its TF2 counterpart %s.",
@@ -291,45 +222,61 @@ def is_set(strategy: Any, field: str) -> bool:
       "to train on one device.")
 
 
-def to_v2(strategy: Any, field: str,
-          config: Any = None) -> Optional[tf.distribute.Strategy]:
+def to_v2(strategy: Any, field: str, config: Any = None,
+          choice: Optional[StrategyChoice] = None
+          ) -> Optional[tf.distribute.Strategy]:
   """The V2 strategy to run under, or None for plain single-device runs.
+
+  Args:
+    strategy: RunConfig's `field` (train_distribute or eval_distribute).
+    field: its name, for messages.
+    config: the RunConfig (a TF1 ParameterServerStrategy reads its cluster).
+    choice: the strategy flags' choice (PS partitioning, when RunConfig sets
+      none); None: no flags.
 
   Raises:
     ValueError: a strategy this engine cannot run, with the fix.
   """
   if not is_set(strategy, field):
     return None
-  converted = _from_v1(strategy, field, config)
+  converted = _from_v1(strategy, field, config, choice or StrategyChoice())
   return strategy if converted is None else converted
 
 
-def for_training(config: Any, choice: Optional[StrategyChoice] = None
+def for_training(config: Any, choice: StrategyChoice
                 ) -> Optional[tf.distribute.Strategy]:
-  """The strategy `train()` runs under (`choice`: default the process's)."""
+  """The strategy `train()` runs under (`choice`: Choices.strategy)."""
   if config.train_distribute is not None:
-    return _cached(config, "train_distribute")
-  choice = choice or StrategyChoice.from_environment()
+    return _converted(config, "train_distribute", choice)
   return _build(training_mode(config, choice), config, choice)
 
 
-def for_evaluation(config: Any) -> Optional[tf.distribute.Strategy]:
+def for_evaluation(config: Any, choice: StrategyChoice
+                  ) -> Optional[tf.distribute.Strategy]:
   """The strategy `evaluate()` runs under (RunConfig.eval_distribute).
 
   As in the Estimator, evaluation is distributed only when eval_distribute
   is set; train_distribute alone does not distribute evaluation.
   """
-  return _cached(config, "eval_distribute")
+  return _converted(config, "eval_distribute", choice)
 
 
-def _cached(config: Any, field: str) -> Optional[tf.distribute.Strategy]:
-  # A converted V1 strategy is built once per RunConfig, so its variables
-  # and devices stay the same across train() and evaluate() calls.
-  cache = config.__dict__.setdefault("_v2_strategies", {})
-  if field not in cache:
-    cache[field] = to_v2(getattr(config, field), field, config)
-    _own_collective_keys(cache[field])
-  return cache[field]
+# A RunConfig strategy object -> what runs in its place, for as long as the
+# object lives: a converted V1 strategy is built once, so its variables and
+# devices stay the same across train() and evaluate() calls and across the
+# copies of a RunConfig.
+_runs_as: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _converted(config: Any, field: str, choice: StrategyChoice
+              ) -> Optional[tf.distribute.Strategy]:
+  strategy = getattr(config, field)
+  if strategy is None:
+    return None
+  if strategy not in _runs_as:
+    _runs_as[strategy] = to_v2(strategy, field, config, choice)
+    _own_collective_keys(_runs_as[strategy])
+  return _runs_as[strategy]
 
 
 _INSTANCE_KEYS_PER_STRATEGY = 1_000_000
@@ -361,8 +308,7 @@ def _own_collective_keys(strategy: Optional[tf.distribute.Strategy]) -> None:
       counters[device] += offset
 
 
-def between_graph(config: Any,
-                  choice: Optional[StrategyChoice] = None) -> bool:
+def between_graph(config: Any, choices: Choices) -> bool:
   """Whether train() is the Estimator's between-graph replication.
 
   A TF_CONFIG cluster with ps tasks and no strategy (neither RunConfig's nor
@@ -373,10 +319,9 @@ def between_graph(config: Any,
   """
   if config.train_distribute is not None or not _cluster(config).get("ps"):
     return False
-  if (choice or StrategyChoice.from_environment()).name is not None:
+  if choices.strategy.name is not None:
     return False
-  return (config.engine_chosen and config.engine == "graph") or (
-      not tf.executing_eagerly())
+  return choices.graph_chosen or not tf.executing_eagerly()
 
 
 def one_local_replica(strategy: Any, config: Any) -> bool:
@@ -388,14 +333,14 @@ def one_local_replica(strategy: Any, config: Any) -> bool:
       getattr(strategy, "num_replicas_in_sync", None) == 1)
 
 
-def check(config: Any) -> None:
+def check(config: Any, choices: Choices) -> None:
   """Fails early (before any checkpoint) on strategies this run cannot use.
 
   Raises:
     ValueError: an unsupported strategy, or one the graph engine cannot run.
   """
-  chosen = fields_set(config)
-  if not chosen or config.engine != "graph":
+  chosen = fields_set(config, choices.strategy)
+  if not chosen or choices.engine != "graph":
     return
   # In TF1 mode the graph engine runs train_distribute (graph_distributed.py
   # says which) and evaluates under a one-replica eval_distribute.
@@ -410,7 +355,7 @@ def check(config: Any) -> None:
         "drop the strategy.")
 
 
-def fields_set(config: Any) -> List[str]:
+def fields_set(config: Any, choice: StrategyChoice) -> List[str]:
   """The RunConfig fields (or --strategy) that set a tf.distribute strategy.
 
   A TF_CONFIG cluster with ps tasks alone is none: the function engine runs
@@ -421,7 +366,7 @@ def fields_set(config: Any) -> List[str]:
   """
   chosen = [field for field in ("train_distribute", "eval_distribute")
             if is_set(getattr(config, field), field)]
-  name = StrategyChoice.from_environment().name
+  name = choice.name
   if name not in (None, "default") and config.train_distribute is None:
     chosen.append("strategy (--strategy)")
   return chosen

@@ -124,9 +124,9 @@ def _first_engine(setup: ModelSetup, call: str) -> Optional[Engine]:
   Raises:
     NeedsGraphEngine: engine='function' chosen with eager execution off.
   """
-  config = setup.config
-  if config.engine_chosen:
-    if config.engine == "graph":
+  choices = setup.choices
+  if choices.engine_chosen:
+    if choices.engine == "graph":
       return None
     if not tf.executing_eagerly():
       raise _eager_disabled_error()
@@ -146,7 +146,7 @@ def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
   """
   reason = _reason(error)
   config = setup.config
-  blocker = _graph_cannot_run(config, call)
+  blocker = _graph_cannot_run(setup, call)
   if blocker:
     refusal = UnsupportedOnFunctionEngine(
         f"{reason}; but {blocker}. Fix: drop one of the two (e.g. train on "
@@ -165,16 +165,16 @@ def _move_to_graph(setup: ModelSetup, call: str, error: Exception) -> None:
   logging.warning("%s: running this %s() on the graph engine.", reason, call)
 
 
-def _graph_cannot_run(config, call: str) -> Optional[str]:
+def _graph_cannot_run(setup: ModelSetup, call: str) -> Optional[str]:
   """Why the graph engine cannot run this call's strategy, or None.
 
   As in the Estimator, only train() runs under train_distribute and only
   evaluate() under eval_distribute; predict() never runs under a strategy.
   """
   if call == "train":
-    return graph_distributed.unsupported(config)
+    return graph_distributed.unsupported(setup.config, setup.choices)
   if call == "evaluate":
-    return graph_distributed.evaluation_unsupported(config)
+    return graph_distributed.evaluation_unsupported(setup.config)
   return None
 
 
@@ -191,14 +191,14 @@ def _move_to_graph_in_caller(setup: ModelSetup, call: str,
   needs the function engine.
   """
   cause = getattr(refusal, "needs_graph_engine", None)
-  if cause is None or setup.config.engine_chosen:
+  if cause is None or setup.choices.engine_chosen:
     raise refusal
   _move_to_graph(setup, call, cause)
 
 
 def _escapes_graph(setup: ModelSetup, call: str) -> bool:
   """Whether this call leaves the TF1 graph it was made in (see above)."""
-  if setup.config.engine_chosen and setup.config.engine == "graph":
+  if setup.choices.graph_chosen:
     return False  # The graph engine builds its own graph anyway.
   if not _inside_tf1_graph():
     return False
@@ -223,7 +223,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     try:
       return engine.train(**args)
     except NeedsGraphEngine as error:
-      if setup.config.engine_chosen:
+      if setup.choices.engine_chosen:
         raise
       _move_to_graph(setup, "train", error)
   return graph_engine.train(**args)
@@ -246,7 +246,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     try:
       return engine.evaluate(**args)
     except NeedsGraphEngine as error:
-      if setup.config.engine_chosen:
+      if setup.choices.engine_chosen:
         raise
       _move_to_graph(setup, "evaluate", error)
   return graph_engine.evaluate(**args)
@@ -273,7 +273,7 @@ def predict(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
   except StopIteration:
     return
   except NeedsGraphEngine as error:
-    if setup.config.engine_chosen:
+    if setup.choices.engine_chosen:
       raise
     _move_to_graph(setup, "predict", error)
     yield from graph_engine.predict(**args)

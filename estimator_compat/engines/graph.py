@@ -142,7 +142,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
         "function engine; the graph engine runs one step per session call. "
         "Fix: RunConfig(engine='function') (the default), or "
         "steps_per_loop=1.")
-  if graph_distributed.wanted(setup.config) and (
+  if graph_distributed.wanted(setup.config, setup.choices) and (
       graph_distributed.is_multi_worker(setup.config)) and (
           setup.config.is_distributed):
     return graph_distributed.on_workers(
@@ -156,10 +156,11 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
            saving_listeners: Sequence[Any],
            strategy: Any = None) -> Optional[float]:
   """train() in this process; `strategy`: a configured multi-worker one."""
-  if strategy is not None or graph_distributed.wanted(setup.config):
+  if strategy is not None or graph_distributed.wanted(setup.config,
+                                                     setup.choices):
     # TF1 mode with a strategy.
     built = graph_distributed.DistributedModeGraph(setup, input_fn, strategy)
-  elif strategies.between_graph(setup.config):
+  elif strategies.between_graph(setup.config, setup.choices):
     built = _ModeGraph(setup, input_fn, ModeKeys.TRAIN,
                        graph_between.device_fn(setup.config))
   else:

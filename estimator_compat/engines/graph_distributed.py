@@ -24,6 +24,7 @@ from tensorflow.python.distribute import distribute_coordinator as dc_lib
 from tensorflow.python.training import training_util
 
 from estimator_compat.distribute import strategies
+from estimator_compat.front.configuration import Choices
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import (ModelSetup, call_model_fn,
                                             invoke_input_fn)
@@ -39,7 +40,7 @@ _MULTI_WORKER = (tf.distribute.MultiWorkerMirroredStrategy,
 _V1_PARAMETER_SERVER = _v1.distribute.experimental.ParameterServerStrategy
 
 
-def unsupported(config: Any) -> Optional[str]:
+def unsupported(config: Any, choices: Choices) -> Optional[str]:
   """Why the graph engine cannot train under this config; None if it can.
 
   Strategies run on the graph engine only with eager execution disabled (TF1
@@ -49,11 +50,12 @@ def unsupported(config: Any) -> Optional[str]:
   TF_CONFIG cluster. A TF_CONFIG cluster with ps tasks and no strategy
   trains between graphs (graph_between.py).
   """
-  fields = [f for f in strategies.fields_set(config) if f != "eval_distribute"]
+  fields = [f for f in strategies.fields_set(config, choices.strategy)
+            if f != "eval_distribute"]
   if not fields:
     if config.train_distribute is None and config.is_distributed and (
         config.cluster_spec.as_dict().get("ps")) and (
-            not strategies.between_graph(config)):
+            not strategies.between_graph(config, choices)):
       return ("the graph engine trains a TF_CONFIG cluster with ps tasks "
               "only when chosen (RunConfig(engine='graph')) or in TF1 mode")
     return None
@@ -91,15 +93,15 @@ def evaluation_unsupported(config: Any) -> Optional[str]:
           "replica")
 
 
-def wanted(config: Any) -> bool:
+def wanted(config: Any, choices: Choices) -> bool:
   """True if this config's train() runs under a strategy on the graph engine.
 
   Raises:
     ValueError: a strategy the graph engine cannot run, with the fix.
   """
-  if not strategies.fields_set(config):
+  if not strategies.fields_set(config, choices.strategy):
     return False
-  reason = unsupported(config)
+  reason = unsupported(config, choices)
   if reason:
     raise ValueError(
         f"A strategy is set but {reason}. Fix: use the function engine "

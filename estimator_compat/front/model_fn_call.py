@@ -6,6 +6,7 @@ from typing import Any, Callable, Optional, Protocol
 import tensorflow as tf
 
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.front.configuration import Choices
 from estimator_compat.front.fn_args import fn_args, call_with_declared_args
 from estimator_compat.front.input_adapter import split_input
 from estimator_compat.run_config import RunConfig
@@ -30,14 +31,18 @@ class CallParams(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class ModelSetup:
-  """What every engine needs to build a model: fixed for an Estimator.
+  """What every engine needs to build a model: fixed for an Estimator call.
 
-  `call_params`, when set, gives the params of each call (else `params`).
+  `choices` are the call's engine and strategy flags, resolved once in the
+  front (front/configuration.py): deeper modules read them here, never from
+  the environment or RunConfig.engine. `call_params`, when set, gives the
+  params of each call (else `params`).
   """
   model_fn: Callable[..., Any]
   model_dir: str
   config: RunConfig
   params: dict
+  choices: Choices
   warm_start: Optional[Any] = None
   call_params: Optional[CallParams] = None
 

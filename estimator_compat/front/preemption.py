@@ -36,6 +36,7 @@ from typing import Any, Dict, Iterator, Optional
 
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.distribute import strategies
+from estimator_compat.front.configuration import Choices
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # The signal received while a watch is on (None: none); what the engines'
@@ -54,9 +55,10 @@ def exit_code(signum: int) -> int:
   return 128 + int(signum)
 
 
-def _multi_worker_synchronous(config: Any) -> bool:
+def _multi_worker_synchronous(config: Any, choices: Choices) -> bool:
   return bool(config.is_distributed) and (
-      strategies.training_mode(config) == "multi_worker_mirrored")
+      strategies.training_mode(config, choices.strategy) ==
+      "multi_worker_mirrored")
 
 
 class _Watch:
@@ -113,11 +115,12 @@ def _act(signum: int, previous: Any, frame: Any, now: bool) -> None:
 
 
 @contextlib.contextmanager
-def watch(config: Any) -> Iterator[None]:
+def watch(config: Any, choices: Choices) -> Iterator[None]:
   """Catches SIGTERM/SIGINT while training; acts on them at the end.
 
   Args:
     config: the Estimator's RunConfig (`save_on_preemption`, the cluster).
+    choices: the call's engine and strategy choice (the strategy flags).
 
   Yields:
     Nothing; inside, `requested()` says whether training should stop.
@@ -129,7 +132,7 @@ def watch(config: Any) -> Iterator[None]:
   global _received, _watching
   if (_watching or not getattr(config, "save_on_preemption", True) or
       threading.current_thread() is not threading.main_thread() or
-      _multi_worker_synchronous(config)):
+      _multi_worker_synchronous(config, choices)):
     yield
     return
   watcher = _Watch()

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 
 import tensorflow as tf
 
+from estimator_compat.front import configuration
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.distribute import strategies
 from estimator_compat.in_training.early_stopping_hooks import (
@@ -107,7 +108,9 @@ def make_early_stopping_hook(estimator: Estimator,
         "Only one of `run_every_secs` and `run_every_steps` must be set. "
         "Fix: pass run_every_secs=None with run_every_steps.")
   config = estimator.config
-  if (strategies.training_mode(config) == "multi_worker_mirrored" and
+  if (strategies.training_mode(
+      config, configuration.resolve(config).strategy) ==
+      "multi_worker_mirrored" and
       config.num_worker_replicas > 1):
     raise ValueError(
         "Early stopping under MultiWorkerMirroredStrategy across "

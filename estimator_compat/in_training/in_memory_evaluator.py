@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimator_compat.front import front_checks
+from estimator_compat.front import configuration
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import (ModelSetup, call_input_fn,
                                             call_model_fn)
@@ -106,9 +107,11 @@ class InMemoryEvaluatorHook(_v1.train.SessionRunHook):
     self._timer.reset()
     self._iter_count = 0
     estimator = self._estimator
+    config = estimator.config
     setup = ModelSetup(model_fn=estimator.model_fn,
-                       model_dir=estimator.model_dir, config=estimator.config,
-                       params=estimator.params)
+                       model_dir=estimator.model_dir, config=config,
+                       params=estimator.params,
+                       choices=configuration.resolve(config))
     with tf.Graph().as_default():
       _v1.train.get_or_create_global_step()
       features, labels, _ = call_input_fn(setup, self._input_fn,

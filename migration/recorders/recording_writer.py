@@ -103,13 +103,13 @@ def _strategy(runtime: Runtime, name: Optional[str]) -> Iterator[None]:
   if runtime.engine is None:
     yield
     return
-  from estimator_compat.distribute import strategies  # pylint: disable=g-import-not-at-top
-  previous = strategies.process_strategy_name()
-  strategies.set_process_strategy(name)
+  from estimator_compat.front import configuration  # pylint: disable=g-import-not-at-top
+  previous = configuration.process_strategy_name()
+  configuration.set_process_strategy(name)
   try:
     yield
   finally:
-    strategies.set_process_strategy(previous)
+    configuration.set_process_strategy(previous)
 
 
 def _copy_checkpoint(checkpoint: str, directory: str) -> str:
@@ -219,8 +219,9 @@ class _Recorder:
     if runtime.engine is None and self.tf.estimator.Estimator.__module__ \
         .startswith("estimator_compat"):
       # No real Estimator here: say which of our engines recorded.
-      from estimator_compat.engines import resolve_engine_name  # pylint: disable=g-import-not-at-top
-      runtime = dataclasses.replace(runtime, engine=resolve_engine_name())
+      from estimator_compat.front import configuration  # pylint: disable=g-import-not-at-top
+      runtime = dataclasses.replace(runtime,
+                                    engine=configuration.engine_name())
     self.program = program
     self.out = out_dir
     self.settings = settings
@@ -250,8 +251,11 @@ class _Recorder:
     if self.runtime.engine is None or self.runtime.strategy is None:
       return 1
     from estimator_compat.distribute import strategies  # pylint: disable=g-import-not-at-top
+    from estimator_compat.front import configuration  # pylint: disable=g-import-not-at-top
     with _strategy(self.runtime, self.runtime.strategy):
-      strategy = strategies.for_training(self.tf.estimator.RunConfig())
+      config = self.tf.estimator.RunConfig()
+      strategy = strategies.for_training(
+          config, configuration.resolve(config).strategy)
     return strategy.num_replicas_in_sync if strategy is not None else 1
 
   def _model_dir(self, name: str, start: Optional[str] = None) -> str:

@@ -195,7 +195,7 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
           saving_listeners: Sequence[Any]) -> Optional[float]:
   """Trains until steps/max_steps or the end of input; returns last loss."""
   config = setup.config
-  strategy = strategies.for_training(config)
+  strategy = strategies.for_training(config, setup.choices.strategy)
   if strategies.is_parameter_server(strategy):
     return ps_training.train(setup=setup, input_fn=input_fn, hooks=hooks,
                              steps=steps, max_steps=max_steps,
@@ -283,7 +283,7 @@ def evaluate(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
              steps: Optional[int],
              checkpoint_path: Optional[str]) -> Dict[str, Any]:
   """Evaluates a checkpoint; returns metrics, `loss` and `global_step`."""
-  strategy = strategies.for_evaluation(setup.config)
+  strategy = strategies.for_evaluation(setup.config, setup.choices.strategy)
   dataset, parts = make_input(setup, input_fn, ModeKeys.EVAL, strategy)
   def build(spec):
     scaffold_fields.check(spec.scaffold, "evaluate")
