@@ -36,7 +36,7 @@ _BOTH_SAVE_SETTINGS = (
     "Fix: pass only one of them (None for the other).")
 # Objects a copy of the config shares: they hold devices and threads.
 _SHARED = ("_train_distribute", "_eval_distribute", "_experimental_distribute",
-           "_v2_strategies", "_device_fn")
+           "_device_fn")
 
 
 def _rewrite_once() -> tf.compat.v1.GraphOptions:
