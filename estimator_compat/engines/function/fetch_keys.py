@@ -8,6 +8,11 @@ such as "loss"), but it carries its kind and name: nothing parses a prefix.
 
 import enum
 
+# The names of what every step of a mode fetches, beside the hooks' keys.
+LOSS = "__loss__"
+TRAIN_OP = "__train_op__"
+METRIC_UPDATE = "__metric_update__"
+
 
 class FetchKind(enum.Enum):
   """What a fetch key stands for."""

@@ -9,9 +9,8 @@ any tensor of the graph, including ones their `begin()` created there.
 """
 
 import contextlib
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-import numpy as np
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.eager import wrap_function as wrap_lib
@@ -20,7 +19,7 @@ from tensorflow.python.training import training_util
 
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines.function.fetch_keys import (
-    FetchKey, FetchKind, is_variable)
+    LOSS, METRIC_UPDATE, TRAIN_OP, FetchKey, FetchKind)
 from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on, reached_ops)
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
@@ -32,27 +31,16 @@ from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
 from estimator_compat.engines.function.python_parts import PythonParts
+from estimator_compat.engines.function.prediction_batches import (
+    PredictionBatches)
+from estimator_compat.engines.function.step_loops import (StepLoops,
+                                                          quiet_function)
 from estimator_compat.engines.function.variables import VariableCapture
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 from estimator_compat.spec import EstimatorSpec
 
-LOSS = "__loss__"
-TRAIN_OP = "__train_op__"
-METRIC_UPDATE = "__metric_update__"
-
-
-# Stateful ops whose state is shared by every function that runs them
-# (variables, lookup tables) or that only act in order (print, assert): a
-# prediction loop may run them in a function of its own.
-_SHARED_STATE_OPS = frozenset([
-    "ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VarHandleOp",
-    "VariableShape", "VarIsInitializedOp", "AssignVariableOp",
-    "AssignAddVariableOp", "AssignSubVariableOp", "HashTableV2",
-    "MutableHashTableV2", "MutableHashTableOfTensorsV2",
-    "MutableDenseHashTableV2", "LookupTableFindV2", "LookupTableSizeV2",
-    "LookupTableExportV2", "PrintV2", "Print", "Assert"])
-
+__all__ = ["LOSS", "METRIC_UPDATE", "TRAIN_OP", "TracedModel", "split_spec"]
 
 def split_spec(element_spec: Any):
   """(features spec, labels spec or None) of a dataset element."""
@@ -96,19 +84,6 @@ def _check_random_streams(graph: tf.Graph, mode: str) -> None:
         f"{GRAPH_ENGINE_FIX}")
 
 
-def quiet_function(python_function: Callable[..., Any],
-                   autograph: bool = True) -> Any:
-  """tf.function of a loop made once per call of a mode.
-
-  Each train() traces its loop once, by design; TensorFlow's warning about
-  frequent retracing (a log line the Estimator never printed) would appear
-  after a few train() calls.
-  """
-  function = tf.function(python_function, autograph=autograph)
-  function._omit_frequent_tracing_warning = True  # pylint: disable=protected-access
-  return function
-
-
 def _with_nested_graphs(graph: tf.Graph) -> List[tf.Graph]:
   """`graph` and the body graphs of its control flow (while_v2, cond_v2).
 
@@ -128,37 +103,7 @@ def _with_nested_graphs(graph: tf.Graph) -> List[tf.Graph]:
   return graphs
 
 
-def steps_in_order(num_steps: tf.Tensor, run_step: Callable[[], Any],
-                   record: Callable[[tf.Tensor, Any], List[Any]],
-                   reset: Any) -> tf.Tensor:
-  """In a function: `num_steps` steps, each recorded before the next starts.
-
-  TensorFlow orders stateful ops within one loop iteration only, so without
-  this chain a step whose input ended could fail the call before the
-  previous step's record was written. Here the first step starts after
-  `reset`, and each step after the previous one's `record(steps_done,
-  outputs)` ops (run once the step's outputs exist).
-
-  Returns:
-    The number of steps run, once the last record is written.
-  """
-  with tf.control_dependencies([reset]):
-    start = tf.identity(tf.constant(0, tf.int64))
-
-  def one_step(done):
-    with tf.control_dependencies([done]):
-      outputs = run_step()
-    done += 1
-    with tf.control_dependencies(
-        [t for t in tf.nest.flatten(outputs) if t is not None]):
-      written = record(done, outputs)
-    with tf.control_dependencies(written):
-      return tf.identity(done)
-
-  return tf.while_loop(lambda done: done < num_steps, one_step, (start,))
-
-
-class TracedModel:
+class TracedModel(StepLoops, PredictionBatches):
   """The model_fn of one mode, traced once, run by fetch set.
 
   Args:
@@ -472,259 +417,6 @@ class TracedModel:
       function = self.prune(fetches)
       self._pruned[keys] = function
     return function
-
-  def step(self, keys: Iterable[str] = (), num_steps: int = 1
-          ) -> Dict[str, Any]:
-    """Runs `num_steps` steps on the next batches in one call.
-
-    The first num_steps - 1 steps fetch only what every step fetches; the
-    last one also fetches `keys` and its outputs are returned.
-
-    Raises:
-      tf.errors.OutOfRangeError: the input is exhausted.
-    """
-    keys = tuple(sorted(k for k in keys if not is_variable(k)))
-    if num_steps == 1:
-      return self._function(keys)()
-    loop = self._loops.get(keys)
-    if loop is None:
-      plain, fetching = self._function(()), self._function(keys)
-      ran, loss = self._before_end_variables()
-
-      def run_loop(n):
-        done = steps_in_order(
-            n - 1, plain,
-            lambda done, outputs: [ran.assign(done),
-                                   loss.assign(outputs[LOSS])],
-            ran.assign(0))
-        with tf.control_dependencies([done]):
-          return fetching()
-
-      loop = self._loop_function(run_loop)
-      self._loops[keys] = loop
-    return loop(tf.constant(num_steps, tf.int64))
-
-  def _before_end_variables(self) -> Tuple[tf.Variable, tf.Variable]:
-    """(steps run, last loss): what the training loops record per step."""
-    if self._before_end is None:
-      self._before_end = (
-          tf.Variable(0, dtype=tf.int64, trainable=False),
-          tf.Variable(tf.zeros([], self._fetches[LOSS].dtype),
-                      shape=tf.TensorShape(None), trainable=False))
-    return self._before_end
-
-  def steps_before_end(self) -> Tuple[int, Any]:
-    """What ran of a call whose input ended (its step() raised).
-
-    Only for a `step()` of more than one step or an `advance()` that raised
-    OutOfRangeError: the steps of that call that ran before the end, and the
-    loss of the last of them (None when none ran).
-    """
-    ran, loss = self._before_end_variables()
-    ran = int(ran.numpy())
-    return ran, (loss.numpy() if ran else None)
-
-  def repeat(self, num_steps: int) -> int:
-    """Runs up to `num_steps` steps fetching only what every step fetches.
-
-    In one call (evaluation: the metric updates).
-
-    Returns:
-      How many steps ran: `num_steps`, or fewer when the input ended (the
-      steps before the end ran).
-    """
-    loop = self._loops.get("repeat")
-    if loop is None:
-      plain = self._function(())
-      with tf.init_scope():
-        ran = tf.Variable(0, dtype=tf.int64, trainable=False)
-
-      def run_plain(n):
-        # Counted only once the step's outputs exist: a step whose input
-        # ended raises before it is counted.
-        return steps_in_order(n, plain,
-                              lambda done, unused: [ran.assign(done)],
-                              ran.assign(0))
-
-      loop = (self._loop_function(run_plain), ran)
-      self._loops["repeat"] = loop
-    function, ran = loop
-    try:
-      function(tf.constant(num_steps, tf.int64))
-    except tf.errors.OutOfRangeError:
-      return int(ran.numpy())
-    return num_steps
-
-  def _make_batches_loop(self) -> Any:
-    """The loop of `predict_batches`, or None where it cannot run.
-
-    The model's part of the graph is pruned to a function of the input
-    element (fed where the step's get_next delivered it); the loop reads the
-    elements itself with get_next_as_optional, so the end of the input ends
-    the loop instead of failing the call and losing its batches.
-    """
-    fetches = dict(self._fetches)
-    if (self._strategy is not None or self._element is None or not fetches or
-        not all(isinstance(v, tf.Tensor) and v.shape.rank is not None
-                for v in fetches.values())):
-      return None
-    feeds = tf.nest.flatten(self._element, expand_composites=True)
-    if self._call_time_inputs(fetches)[0]:
-      return None
-    pruned = self._prune_wrapped(feeds, fetches)
-    for op in pruned.graph.get_operations():
-      if op.type.startswith("IteratorGetNext"):
-        return None  # The model reads the input elsewhere too.
-      if op.op_def.is_stateful and op.type not in _SHARED_STATE_OPS:
-        # E.g. a random op: its state lives in the kernel of each function,
-        # so a second function would restart the stream one batch per call
-        # continues (and a nested call or control flow may hold one).
-        return None
-    # Read at trace time only; release() drops it (a closure would hold it).
-    iterator = [self._iterator]
-    self._functions.append(iterator)
-    keys = sorted(fetches)
-    ranks = {k: fetches[k].shape.rank for k in keys}
-
-    def run_batches(n):
-      values = [tf.TensorArray(fetches[k].dtype, size=0, dynamic_size=True,
-                               infer_shape=False,
-                               element_shape=tf.TensorShape([None]))
-                for k in keys]
-      shapes = [tf.TensorArray(tf.int64, size=0, dynamic_size=True,
-                               element_shape=tf.TensorShape([ranks[k]]))
-                for k in keys]
-
-      def going(ran, ended, values, shapes):
-        del values, shapes
-        return tf.logical_and(ran < n, tf.logical_not(ended))
-
-      def one_batch(ran, ended, values, shapes):
-        del ended
-        optional = iterator[0].get_next_as_optional()
-
-        def run():
-          outputs = pruned(*tf.nest.flatten(optional.get_value(),
-                                            expand_composites=True))
-          return ([tf.reshape(outputs[k], [-1]) for k in keys],
-                  # (Shape's own int64 out_type here trips TF's type
-                  # inference into a warning; a cast does not.)
-                  [tf.cast(tf.shape(outputs[k]), tf.int64) for k in keys])
-
-        def nothing():
-          # Written past the last batch; the caller reads `ran` batches.
-          return ([tf.zeros([0], fetches[k].dtype) for k in keys],
-                  [tf.zeros([ranks[k]], tf.int64) for k in keys])
-
-        flat, shape = tf.cond(optional.has_value(), run, nothing)
-        values = [ta.write(ran, v) for ta, v in zip(values, flat)]
-        shapes = [ta.write(ran, v) for ta, v in zip(shapes, shape)]
-        has_value = optional.has_value()
-        return (ran + tf.cast(has_value, tf.int32), tf.logical_not(has_value),
-                values, shapes)
-
-      ran, _, values, shapes = tf.while_loop(
-          going, one_batch, (tf.constant(0), tf.constant(False), values,
-                             shapes))
-      return ran, ({k: ta.concat() for k, ta in zip(keys, values)},
-                   {k: ta.stack() for k, ta in zip(keys, shapes)})
-
-    return self._loop_function(run_batches)
-
-  @property
-  def can_batch_predictions(self) -> bool:
-    """Whether `predict_batches` can run many batches in one call."""
-    if self._batches_loop is None:
-      self._batches_loop = self._make_batches_loop() or False
-    return self._batches_loop is not False
-
-  def predict_batches(self, num_batches: int
-                     ) -> Tuple[List[Dict[str, Any]], bool]:
-    """Runs up to `num_batches` steps fetching what every step fetches.
-
-    In one call (prediction: the predictions of each batch, in order).
-    Only where `can_batch_predictions`.
-
-    Returns:
-      (each batch's fetched values as numpy arrays, whether the input ended
-      before `num_batches`).
-    """
-    ran, (flat, shapes) = self._batches_loop(tf.constant(num_batches))
-    ran = int(ran)
-    batches: List[Dict[str, Any]] = [{} for _ in range(ran)]
-    for key, values in flat.items():
-      values = values.numpy()
-      sizes = shapes[key].numpy()
-      start = 0
-      for i, shape in enumerate(sizes[:ran]):
-        size = int(np.prod(shape))
-        value = values[start:start + size].reshape(shape)
-        # A scalar as `.numpy()` gives it (a numpy scalar, bytes).
-        batches[i][key] = value[()] if value.ndim == 0 else value
-        start += size
-    return batches, ran < num_batches
-
-  def advance(self, num_steps: int, step: int,
-              check_nan: bool) -> Tuple[int, bool, Any, bool]:
-    """Runs up to `num_steps` training steps fetching what every step fetches.
-
-    In one call; after each step it checks that the step moved the global
-    step from `step` by exactly one more (read once its train_op ran) and
-    (when `check_nan`) that its loss is not NaN, and stops after the first
-    that fails.
-
-    Returns:
-      (steps run, whether the last loss is NaN, the last loss, whether every
-      step moved global_step by one).
-
-    Raises:
-      tf.errors.OutOfRangeError: the input ended (the steps before it ran,
-        each moving global_step by one).
-    """
-    loop = self._advance_loops.get(check_nan)
-    if loop is None:
-      moved_key = FetchKey(FetchKind.TENSOR, self.step_after_name)
-      plain = self._function((moved_key,))
-      loss_dtype = self._fetches[LOSS].dtype
-      ran_so_far, last_loss = self._before_end_variables()
-
-      def run_plain(n, start):
-
-        def going(ran, nan, regular, loss):
-          del loss
-          return tf.logical_and(ran < n, tf.logical_and(
-              regular, tf.logical_not(nan)))
-
-        def one_step(ran, nan, regular, loss):
-          del nan, regular
-          # After the previous step's record (see steps_in_order).
-          with tf.control_dependencies([loss]):
-            outputs = plain()
-          ran += 1
-          # Recorded once the step ran (its outputs exist), for
-          # steps_before_end().
-          with tf.control_dependencies(
-              [t for t in tf.nest.flatten(outputs) if t is not None]):
-            written = [ran_so_far.assign(ran),
-                       last_loss.assign(outputs[LOSS])]
-          with tf.control_dependencies(written):
-            loss = tf.reshape(outputs[LOSS], [])
-          nan = tf.math.is_nan(loss) if check_nan else tf.constant(False)
-          moved = tf.cast(outputs[moved_key], tf.int64)
-          return ran, nan, tf.equal(moved, start + ran), loss
-
-        with tf.control_dependencies([ran_so_far.assign(0)]):
-          no_loss = tf.identity(tf.zeros([], loss_dtype))
-        return tf.while_loop(
-            going, one_step,
-            (tf.constant(0, tf.int64), tf.constant(False), tf.constant(True),
-             no_loss))
-
-      loop = self._loop_function(run_plain)
-      self._advance_loops[check_nan] = loop
-    ran, nan, regular, loss = loop(tf.constant(num_steps, tf.int64),
-                                   tf.constant(step, tf.int64))
-    return int(ran), bool(nan), loss.numpy(), bool(regular)
 
   def run_without_input(self, fetches: Dict[str, Any]) -> Dict[str, Any]:
     """Evaluates graph tensors that depend on variables only (no input).
