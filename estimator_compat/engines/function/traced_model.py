@@ -6,6 +6,10 @@ semantics: no automatic control dependencies), its variables held eagerly by
 pruned from that graph to exactly what is fetched, like `Session.run`: an
 EVAL model_fn that also builds a train_op does not train, and hooks can fetch
 any tensor of the graph, including ones their `begin()` created there.
+
+This module traces and prunes; the loops of many steps in one call are
+step_loops.py's `StepLoops`, batched prediction prediction_batches.py's
+`PredictionBatches`, both mixed into `TracedModel`.
 """
 
 import contextlib
