@@ -31,6 +31,8 @@ class PredictionBatches:
   `_loop_function`.
   """
 
+  _batches_loop: Any  # The loop, False where it cannot run, None: not yet.
+
   def _make_batches_loop(self) -> Any:
     """The loop of `predict_batches`, or None where it cannot run.
 

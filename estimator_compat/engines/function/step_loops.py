@@ -8,7 +8,7 @@ ended. `steps_in_order` chains the steps so each one's record is written
 before the next starts.
 """
 
-from typing import Any, Callable, Dict, Iterable, List, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import tensorflow as tf
 
@@ -65,6 +65,8 @@ class StepLoops:
   Uses the trace's `_function`, `_loop_function`, `_fetches`, `_loops`,
   `_advance_loops`, `_before_end` and `step_after_name`.
   """
+
+  _before_end: Optional[Tuple[tf.Variable, tf.Variable]]
 
   def step(self, keys: Iterable[str] = (), num_steps: int = 1
           ) -> Dict[str, Any]:
