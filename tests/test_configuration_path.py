@@ -127,3 +127,37 @@ def test_a_planted_read_is_caught(tmp_path, source, expected):
   assert found and any(expected in fault for fault in found), found
   assert all(fault.startswith("estimator_compat/engines/planted.py:")
              for fault in found), found
+
+
+def test_resolve_reads_runconfig_then_the_environment(monkeypatch):
+  # pylint: disable=g-import-not-at-top
+  import dataclasses
+  import estimator_compat as tfe
+  monkeypatch.delenv(ENGINE_VARIABLE, raising=False)
+  choices = configuration.resolve(tfe.RunConfig())
+  assert (choices.engine, choices.engine_chosen) == ("function", False)
+  with pytest.raises(dataclasses.FrozenInstanceError):
+    choices.engine = "graph"
+  monkeypatch.setenv(ENGINE_VARIABLE, "graph")
+  assert configuration.resolve(tfe.RunConfig()).graph_chosen
+  chosen = configuration.resolve(tfe.RunConfig(engine="function"))
+  assert (chosen.engine, chosen.engine_chosen) == ("function", True)
+
+
+def test_a_converted_tf1_strategy_is_not_cached_inside_runconfig():
+  # pylint: disable=g-import-not-at-top
+  import copy
+  import tensorflow as tf
+  import estimator_compat as tfe
+  from estimator_compat.distribute import strategies
+  v1 = tf.compat.v1.distribute.OneDeviceStrategy("/cpu:0")
+  config = tfe.RunConfig(train_distribute=v1)
+  fields = set(vars(config))
+  converted = strategies.for_training(config, configuration.StrategyChoice())
+  assert isinstance(converted, tf.distribute.OneDeviceStrategy)
+  assert set(vars(config)) == fields
+  # Built once per strategy object: copies and later calls share it.
+  assert strategies.for_training(copy.deepcopy(config),
+                                 configuration.StrategyChoice()) is converted
+  assert strategies.for_training(config.replace(save_summary_steps=7),
+                                 configuration.StrategyChoice()) is converted
