@@ -5,9 +5,14 @@ import math
 import pytest
 import tensorflow as tf
 
+from estimator_compat.engines.controller import SINGLE_BATCHES_FIRST
+from estimator_compat.engines.controller import BatchOptions
+from estimator_compat.engines.controller import EvaluationController
+from estimator_compat.engines.controller import PredictionController
 from estimator_compat.engines.controller import StepReports
 from estimator_compat.engines.controller import StepsRun
 from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.controller import TrainOptions
 
 
 class _Runner:
@@ -91,13 +96,15 @@ class _Checkpoints:
     pass
 
 
-def _run(runner, hooks=None, checkpoints=None, **kwargs):
-  args = dict(steps=None, max_steps=None, steps_per_loop=1)
-  args.update(kwargs)
+def _run(runner, hooks=None, checkpoints=None, *, steps=None, max_steps=None,
+         steps_per_loop=1, check_nan=False, **kwargs):
   return TrainingController(
       runner=runner, hooks=hooks or _Hooks(),
       checkpoints=checkpoints or _Checkpoints(),
-      global_step=runner.variable, **args).run()
+      global_step=runner.variable,
+      options=TrainOptions(steps=steps, max_steps=max_steps,
+                           steps_per_loop=steps_per_loop,
+                           check_nan=check_nan), **kwargs).run()
 
 
 def test_calls_are_clamped_to_steps_and_steps_per_loop():
@@ -170,3 +177,131 @@ def test_automatic_calls_end_at_log_lines_when_the_runner_cannot_advance():
   assert runner.calls == [5, 5, 2]
   assert cadence.skipped == 4 + 4 + 1
   assert int(step.numpy()) == 12
+
+
+class _Batches:
+  """Evaluation/prediction batches 0..n-1; records how each one ran."""
+
+  def __init__(self, n, cadence=None, stop_after=None, can_batch=True):
+    self.left = list(range(n))
+    self.cadence = cadence
+    self.stop_after = stop_after
+    self.batchable = can_batch
+    self.observed, self.unobserved, self.calls = [], [], []
+
+  @property
+  def stop_requested(self):
+    return self.stop_after is not None and len(self.observed) >= (
+        self.stop_after)
+
+  def one(self):
+    if self.stop_requested or not self.left:
+      return None
+    self.calls.append(1)
+    batch = self.left.pop(0)
+    self.observed.append(batch)
+    if self.cadence is not None:
+      self.cadence.skip(1)  # the hooks' own count of a batch they saw
+    return {"batch": batch}
+
+  def many(self, num_batches):
+    self.calls.append(num_batches)
+    ran, self.left = self.left[:num_batches], self.left[num_batches:]
+    self.unobserved += ran
+    return len(ran)
+
+  def can_batch(self):
+    return self.batchable
+
+  def many_predictions(self, num_batches):
+    self.calls.append(num_batches)
+    ran, self.left = self.left[:num_batches], self.left[num_batches:]
+    self.unobserved += ran
+    return [{"batch": b} for b in ran], not self.left
+
+
+class _EveryN:
+  """A hook cadence that observes every n-th batch."""
+
+  checks_nan = False
+
+  def __init__(self, n):
+    self.n, self.seen = n, 0
+
+  def steps_to_next(self, step):
+    del step
+    return self.n - self.seen % self.n
+
+  def skip(self, steps):
+    self.seen += steps
+
+  def nan_seen(self, loss_value):
+    del loss_value
+    return False
+
+
+def test_evaluation_batches_run_one_per_call_where_not_automatic():
+  runner, done = _Batches(5), []
+  EvaluationController(runner=runner, cadence=_EveryN(1000),
+                       options=BatchOptions(automatic=False),
+                       batch_done=done.append).run()
+  assert runner.calls == [1] * 5 and runner.observed == [0, 1, 2, 3, 4]
+  assert done == [1, 2, 3, 4, 5]
+
+
+def test_evaluation_runs_single_batches_first_then_many_per_call():
+  runner, done = _Batches(SINGLE_BATCHES_FIRST + 40), []
+  EvaluationController(runner=runner, cadence=_EveryN(1000),
+                       options=BatchOptions(automatic=True),
+                       batch_done=done.append).run()
+  assert runner.calls[:SINGLE_BATCHES_FIRST] == [1] * SINGLE_BATCHES_FIRST
+  assert max(runner.calls) > 1  # then batched
+  assert sorted(runner.observed + runner.unobserved) == list(
+      range(SINGLE_BATCHES_FIRST + 40))
+  assert done == list(range(1, SINGLE_BATCHES_FIRST + 41))
+
+
+def test_evaluation_batches_from_the_first_when_the_call_is_known_long():
+  # Known to run more than SINGLE_BATCHES_FIRST batches: no single batches
+  # first. A fractional `steps` runs up to the next whole batch; the hooks
+  # see every 7th batch.
+  steps = SINGLE_BATCHES_FIRST + 5.5
+  cadence = _EveryN(7)
+  runner = _Batches(200, cadence)
+  EvaluationController(runner=runner, cadence=cadence,
+                       options=BatchOptions(automatic=True, steps=steps)).run()
+  ran = runner.observed + runner.unobserved
+  assert sorted(ran) == list(range(math.ceil(steps)))
+  assert runner.calls[0] > 1
+  assert [b for b in runner.observed if (b + 1) % 7] == [
+      math.ceil(steps) - 1]  # only the last, cut short by `steps`
+  assert all((b + 1) % 7 for b in runner.unobserved)
+
+
+def test_evaluation_stops_when_the_input_ends_inside_a_batched_call():
+  runner, done = _Batches(50), []
+  EvaluationController(runner=runner, cadence=_EveryN(1000),
+                       options=BatchOptions(automatic=True, steps=100,
+                                            input_batches=None),
+                       batch_done=done.append).run()
+  assert done == list(range(1, 51))
+
+
+def test_prediction_yields_every_batch_in_order_and_stops_on_a_hook():
+  cadence = _EveryN(10)
+  runner = _Batches(100, cadence, stop_after=3)
+  got = [v["batch"] for v in PredictionController(
+      runner=runner, cadence=cadence,
+      options=BatchOptions(automatic=True, input_batches=100)).batches()]
+  assert got == list(range(len(got))) and len(runner.observed) == 3
+  # Every batch the hooks act on ran observed (others may too: the first
+  # call is one batch, so the first predictions come at once).
+  assert runner.unobserved and all((b + 1) % 10 for b in runner.unobserved)
+
+
+def test_prediction_falls_back_to_one_per_call_when_it_cannot_batch():
+  runner = _Batches(40, can_batch=False)
+  got = [v["batch"] for v in PredictionController(
+      runner=runner, cadence=_EveryN(1000),
+      options=BatchOptions(automatic=True, input_batches=40)).batches()]
+  assert got == list(range(40)) and runner.calls == [1] * 40

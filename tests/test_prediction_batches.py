@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
-from estimator_compat.engines.function import loops
+from estimator_compat.engines import controller
 from estimator_compat.engines.function.traced_model import TracedModel
 from tests import models
 
@@ -60,7 +60,7 @@ def _calls(monkeypatch):
   SINGLE_BATCHES_FIRST batches one per call first), so that what batching
   yields is compared with one batch per call.
   """
-  monkeypatch.setattr(loops, "SINGLE_BATCHES_FIRST", 0)
+  monkeypatch.setattr(controller, "SINGLE_BATCHES_FIRST", 0)
   calls = []
   original = TracedModel.predict_batches
 
@@ -143,7 +143,7 @@ def test_a_few_batches_run_one_per_call_with_no_batched_loop(tmp_path,
   original = TracedModel.predict_batches
   monkeypatch.setattr(TracedModel, "predict_batches",
                       lambda self, n: batched.append(n) or original(self, n))
-  assert -(-ROWS // BATCH) < loops.SINGLE_BATCHES_FIRST
+  assert -(-ROWS // BATCH) < controller.SINGLE_BATCHES_FIRST
   automatic = _predict(tmp_path, None, yield_single_examples=False)
   assert not batched
   _assert_same(automatic, _predict(tmp_path, 1, yield_single_examples=False))
@@ -218,7 +218,7 @@ def test_an_input_known_to_hold_many_batches_batches_from_the_first(
     tmp_path, monkeypatch):
   # tf.data knows the input holds more than SINGLE_BATCHES_FIRST batches:
   # the call will pay for the batched loop anyway.
-  batches = loops.SINGLE_BATCHES_FIRST + 8
+  batches = controller.SINGLE_BATCHES_FIRST + 8
   x, _ = models.data(BATCH * batches)
 
   def input_fn():
@@ -239,6 +239,6 @@ def test_an_input_known_to_hold_many_batches_batches_from_the_first(
     out[steps_per_loop] = list(est.predict(input_fn,
                                            yield_single_examples=False))
     if steps_per_loop is None:
-      assert len(single) < loops.SINGLE_BATCHES_FIRST // 4, single
+      assert len(single) < controller.SINGLE_BATCHES_FIRST // 4, single
   assert len(out[1]) == batches
   _assert_same(out[None], out[1])

@@ -20,13 +20,19 @@ As in Orbit (tensorflow/models `orbit/controller.py`), the controller owns
   `function/ps_runner.py`: ClusterCoordinator closures) runs `num_steps`
   steps per `train()` call and returns what the controller asked to observe.
 
+Evaluation and prediction have controllers here too (`EvaluationController`,
+`PredictionController`): their batches move no step, so they plan from the
+hooks' cadences and the call sizer alone, over a `BatchRunner`
+(`function/batch_runner.py` on the traced model).
+
 The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
 """
 
 import dataclasses
 import math
 import time
-from typing import Any, Dict, Optional, Protocol, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterator, List, Optional, Protocol,
+                    Sequence, Tuple, runtime_checkable)
 
 import numpy as np
 import tensorflow as tf
@@ -96,6 +102,7 @@ class TrainRunner(Protocol):
     """Like settle(), at the end of training (nothing to do when idle)."""
 
 
+@runtime_checkable
 class AdvancingRunner(TrainRunner, Protocol):
   """A runner that can also run steps no hook sees (automatic mode)."""
 
@@ -290,13 +297,30 @@ def step_target(start: int, steps: Optional[float],
   return math.ceil(start + steps) if steps is not None else None
 
 
+@dataclasses.dataclass(frozen=True)
+class TrainOptions:
+  """What one train() call asks of the controller.
+
+  Attributes:
+    steps: train() `steps` (counted from the step at run()).
+    max_steps: train() `max_steps`.
+    steps_per_loop: steps per runner call; None: automatic when the runner
+      can `advance` and a cadence is given, else 1.
+    check_nan: raise NanLossDuringTrainingError on a non-finite loss (where
+      the hooks hold no NanTensorHook).
+  """
+  steps: Optional[float] = None
+  max_steps: Optional[float] = None
+  steps_per_loop: Optional[int] = 1
+  check_nan: bool = False
+
+
 class TrainingController:
   """Runs one train() call's outer loop over a runner."""
 
   def __init__(self, *, runner: TrainRunner, hooks: HookPort,
                checkpoints: CheckpointCadence, global_step: tf.Variable,
-               steps: Optional[int], max_steps: Optional[int],
-               steps_per_loop: Optional[int], check_nan: bool = False,
+               options: TrainOptions,
                reports: Optional[StepReports] = None,
                cadence: Optional[Cadence] = None,
                sizer: Optional[CallSizer] = None):
@@ -307,12 +331,7 @@ class TrainingController:
       hooks: the call's hooks (already begun, session created).
       checkpoints: the checkpoint cadence (not begun yet).
       global_step: the model's global step variable.
-      steps: train() `steps` (counted from the step at run()).
-      max_steps: train() `max_steps`.
-      steps_per_loop: steps per runner call; None: automatic when the
-        runner can `advance` and `cadence` is given, else 1.
-      check_nan: raise NanLossDuringTrainingError on a non-finite loss (where
-        the hooks hold no NanTensorHook).
+      options: the call's steps, steps per loop and NaN check.
       reports: log lines and summaries to keep (where no hook keeps them).
       cadence: the hooks' cadences (automatic steps per call).
       sizer: the most steps per automatic call (default: CallSizer()).
@@ -321,13 +340,13 @@ class TrainingController:
     self._hooks = hooks
     self._checkpoints = checkpoints
     self._global_step = global_step
-    self._steps = steps
-    self._max_steps = max_steps
-    self._automatic = steps_per_loop is None and cadence is not None
-    self._steps_per_loop = steps_per_loop or 1
+    self._steps = options.steps
+    self._max_steps = options.max_steps
+    self._automatic = options.steps_per_loop is None and cadence is not None
+    self._steps_per_loop = options.steps_per_loop or 1
     self._cadence = cadence
     self._sizer = sizer or CallSizer()
-    self._check_nan = check_nan
+    self._check_nan = options.check_nan
     self._reports = reports
 
   def run(self) -> Optional[float]:
@@ -349,7 +368,7 @@ class TrainingController:
       planned = self._steps_per_loop
       if self._automatic:
         planned = 1 if guard.fixing else self._plan(current, target)
-        if planned > 1 and hasattr(runner, "advance"):
+        if planned > 1 and isinstance(runner, AdvancingRunner):
           current, go_on, complete, loss = self._advance(planned - 1,
                                                          current, guard)
           if loss is not None:
@@ -455,3 +474,183 @@ class TrainingController:
       return current, False, False, done.loss
     return current, not done.ended, (done.steps == num_steps and
                                      done.regular), done.loss
+
+
+# Evaluation and prediction run this many batches one per call before they
+# run many per call: a call of a few batches (a predict() per request, an
+# evaluate(steps=1)) does not pay for tracing the batched loop, which costs
+# about as much as a few dozen single-batch calls. A call known to run more
+# batches (evaluate's `steps`, and the batches tf.data knows the input holds,
+# whichever is fewer) batches from its first batch on: it will pay for the
+# loop anyway.
+SINGLE_BATCHES_FIRST = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchOptions:
+  """How an evaluation or prediction call may run its batches.
+
+  Attributes:
+    automatic: batches no hook observes may run many per call
+      (`steps_per_loop=None` and hooks that look at no step or count their
+      own iterations); else one batch per call.
+    steps: evaluate()'s `steps` (a fraction runs up to the next whole
+      batch); None: until the input ends or a hook stops.
+    input_batches: the batches tf.data knows the input holds; None: unknown.
+  """
+  automatic: bool
+  steps: Optional[float] = None
+  input_batches: Optional[int] = None
+
+  def single_batches_first(self) -> int:
+    """How many batches run one per call before many per call."""
+    known = [n for n in (self.steps, self.input_batches) if n is not None]
+    if known and min(known) > SINGLE_BATCHES_FIRST:
+      return 0
+    return SINGLE_BATCHES_FIRST
+
+
+class BatchRunner(Protocol):
+  """Evaluation's and prediction's inner loop: batches that move no step."""
+
+  @property
+  def stop_requested(self) -> bool:
+    """A hook asked to stop."""
+
+  def one(self) -> Optional[Dict[str, Any]]:
+    """One batch with the hooks around it; None: the input ended or a hook
+    had asked to stop."""
+
+  def many(self, num_batches: int) -> int:
+    """Up to `num_batches` batches no hook sees (evaluation: they update the
+    metrics); returns how many ran (fewer: the input ended)."""
+
+
+class PredictionRunner(BatchRunner, Protocol):
+  """A BatchRunner whose unobserved batches return their predictions."""
+
+  def can_batch(self) -> bool:
+    """Many batches per call are possible (asked only when wanted)."""
+
+  def many_predictions(self, num_batches: int
+                      ) -> Tuple[List[Dict[str, Any]], bool]:
+    """Up to `num_batches` batches' predictions no hook sees; and whether
+    the input ended."""
+
+
+def _batches_planned(sizer: CallSizer, cadence: Cadence,
+                     left: Optional[float]) -> int:
+  """Batches up to and including the next one a hook observes, at most
+  `left` (a fractional `steps` runs up to the next whole batch)."""
+  planned = sizer.limit()
+  for wanted in (cadence.steps_to_next(0), left):
+    if wanted is not None:
+      planned = min(planned, math.ceil(wanted))
+  return planned
+
+
+class EvaluationController:
+  """Runs one evaluate() call's batches over a runner.
+
+  With `options.automatic`, the batches no hook observes run many per call:
+  the same metric updates in the same order, the same number of batches and
+  the same progress lines as one batch per call.
+  """
+
+  def __init__(self, *, runner: BatchRunner, cadence: Cadence,
+               options: BatchOptions,
+               batch_done: Callable[[int], None] = lambda done: None):
+    """Creates the controller.
+
+    Args:
+      runner: runs the batches.
+      cadence: the hooks' cadences (batches move no step: asked at step 0).
+      options: how the batches may run.
+      batch_done: called with the count of batches done after each one.
+    """
+    self._runner = runner
+    self._cadence = cadence
+    self._options = options
+    self._batch_done = batch_done
+    self._sizer = CallSizer()
+
+  def run(self) -> None:
+    """Updates the metrics over `steps` batches or until the input ends."""
+    steps, done = self._options.steps, 0
+    single_first = self._options.single_batches_first()
+    while not self._runner.stop_requested and (steps is None or done < steps):
+      if self._options.automatic and done >= single_first:
+        planned = _batches_planned(self._sizer, self._cadence,
+                                   None if steps is None else steps - done)
+        if planned > 1:
+          ran = self._unobserved(planned - 1, done)
+          done += ran
+          if ran < planned - 1:
+            return
+      if self._runner.one() is None:
+        return
+      done += 1
+      self._batch_done(done)
+
+  def _unobserved(self, num_batches: int, done: int) -> int:
+    """Runs batches no hook sees; the hooks count them as seen."""
+    self._cadence.skip(num_batches)
+    started = time.monotonic()
+    ran = self._runner.many(num_batches)
+    for completed in range(done + 1, done + ran + 1):
+      self._batch_done(completed)
+    if ran == num_batches:
+      self._sizer.record(ran, time.monotonic() - started)
+    return ran
+
+
+class PredictionController:
+  """Yields one predict() call's batches over a runner.
+
+  With `options.automatic` (and a runner that can batch), the batches no
+  hook observes run many per call, as in evaluation. The first call runs
+  one batch (the first predictions come as soon as at one batch per call);
+  later calls grow to about a second of work, so the input is read at most
+  that far ahead of what the caller has taken.
+  """
+
+  def __init__(self, *, runner: PredictionRunner, cadence: Cadence,
+               options: BatchOptions):
+    self._runner = runner
+    self._cadence = cadence
+    self._options = options
+    self._sizer = CallSizer(first=1)
+
+  def batches(self) -> Iterator[Dict[str, Any]]:
+    """Each batch's fetches, until the input ends or a hook stops."""
+    batched = self._options.automatic
+    single_first = self._options.single_batches_first()
+    done = 0
+    while not self._runner.stop_requested:
+      if batched and done >= single_first:
+        planned = _batches_planned(self._sizer, self._cadence, None)
+        # (Asked only now: a predict() of one batch pays no pruning for it.)
+        batched = planned == 1 or self._runner.can_batch()
+        if planned > 1 and batched:
+          batches, ended = self._unobserved(planned - 1)
+          done += len(batches)
+          yield from batches
+          if ended:
+            return
+      started = time.monotonic()
+      values = self._runner.one()
+      if values is None:
+        return
+      if batched and self._sizer.limit() == 1:
+        self._sizer.record(1, time.monotonic() - started)
+      done += 1
+      yield values
+
+  def _unobserved(self, num_batches: int
+                 ) -> Tuple[List[Dict[str, Any]], bool]:
+    """Predicts batches no hook sees; the hooks count them as seen."""
+    started = time.monotonic()
+    batches, ended = self._runner.many_predictions(num_batches)
+    self._sizer.record(len(batches), time.monotonic() - started)
+    self._cadence.skip(len(batches))
+    return batches, ended

@@ -1,7 +1,5 @@
 """train / evaluate / predict on the function engine (one call of a mode)."""
 
-import math
-import time
 from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple)
 
@@ -12,15 +10,19 @@ from estimator_compat.distribute import strategies
 from estimator_compat.front import loss_summary
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.engines import graph as graph_engine
-from estimator_compat.engines.controller import CallSizer
+from estimator_compat.engines.controller import BatchOptions
+from estimator_compat.engines.controller import EvaluationController
+from estimator_compat.engines.controller import PredictionController
 from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.controller import TrainOptions
 from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import ps_training
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function import variable_saver
+from estimator_compat.engines.function.batch_runner import TracedBatches
 from estimator_compat.engines.function.fetch_keys import (
-    FetchKey, FetchKind, is_variable)
+    FetchKey, FetchKind)
 from estimator_compat.engines.function.input_pipeline import (
     make_input, model_input)
 from estimator_compat.engines.function.session import (
@@ -62,132 +64,14 @@ def _session(model: TracedModel) -> EagerSession:
   return EagerSession(model.graph, model.fetcher.run)
 
 
-def _steps(model: TracedModel, runner: HookRunner
-           ) -> Iterator[Dict[str, Any]]:
-  """Runs steps (evaluation, prediction) until the input ends or a hook stops.
-
-  Yields each step's values; the caller stops early by not asking for more.
-  Training runs through engines/controller.py instead.
-  """
-  while not runner.stop_requested:
-    keys = runner.before_run(model.graph, {})
-    try:
-      outputs = model.step(keys, 1)
-    except tf.errors.OutOfRangeError:
-      return
-    values = {key: to_numpy(value) for key, value in outputs.items()}
-    for key in keys:
-      if is_variable(key):
-        values[key] = runner.variables[key].numpy()
-    runner.after_run(values)
-    yield values
-
-
-# Evaluation and prediction run this many batches one per call before they
-# run many per call: a call of a few batches (a predict() per request, an
-# evaluate(steps=1)) does not pay for tracing the batched loop, which costs
-# about as much as a few dozen single-batch calls. A call known to run more
-# batches (evaluate's `steps`, and the batches tf.data knows the input holds,
-# whichever is fewer) batches from its first batch on: it will pay for the
-# loop anyway.
-SINGLE_BATCHES_FIRST = 32
-
-
-def _single_batches_first(model: TracedModel, steps: Optional[int]) -> int:
-  """How many batches run one per call before many per call."""
-  known = [n for n in (steps, model.input_batches) if n is not None]
-  if known and min(known) > SINGLE_BATCHES_FIRST:
-    return 0
-  return SINGLE_BATCHES_FIRST
-
-
-def _planned(sizer: CallSizer, cadence: HookCadence,
-             left: Optional[float]) -> int:
-  """Batches up to and including the next one a hook observes (evaluation,
-  prediction: their steps do not move global_step), at most `left` (a
-  fractional `steps` runs up to the next whole batch)."""
-  planned = sizer.limit()
-  for wanted in (cadence.steps_to_next(0), left):
-    if wanted is not None:
-      planned = min(planned, math.ceil(wanted))
-  return planned
-
-
-def _evaluation_steps(model: TracedModel, runner: HookRunner,
-                      steps: Optional[int],
-                      steps_per_loop: Optional[int],
-                      progress: EvalProgress) -> None:
-  """Updates the metrics over `steps` batches or until the input ends.
-
-  With steps_per_loop None (automatic) and hooks that look at no step (or
-  count their own iterations), the batches no hook observes run many per
-  call: the same updates in the same order, the same number of batches and
-  the same progress lines.
-  """
-  cadence = HookCadence(runner.hooks, None, runner.session)
-  batched = steps_per_loop is None and cadence.counts_iterations_only
-  single_first = _single_batches_first(model, steps)
-  sizer = CallSizer()
-  done = 0
-  while not runner.stop_requested and (steps is None or done < steps):
-    if batched and done >= single_first:
-      planned = _planned(sizer, cadence,
-                         None if steps is None else steps - done)
-      if planned > 1:
-        cadence.skip(planned - 1)
-        started = time.monotonic()
-        ran = model.repeat(planned - 1)
-        for completed in range(done + 1, done + ran + 1):
-          progress.step_done(completed)
-        done += ran
-        if ran < planned - 1:
-          return
-        sizer.record(ran, time.monotonic() - started)
-    if next(_steps(model, runner), None) is None:
-      return
-    done += 1
-    progress.step_done(done)
-
-
-def _prediction_steps(model: TracedModel, runner: HookRunner,
-                      steps_per_loop: Optional[int]
-                     ) -> Iterator[Dict[str, Any]]:
-  """Yields each batch's predictions until the input ends or a hook stops.
-
-  With steps_per_loop None (automatic) and hooks that look at no step (or
-  count their own iterations), the batches no hook observes run many per
-  call, as in evaluation. The first call runs one batch (the first
-  predictions come as soon as at one batch per call); later calls grow to
-  about a second of work, so the input is read at most that far ahead of
-  what the caller has taken.
-  """
-  cadence = HookCadence(runner.hooks, None, runner.session)
-  batched = steps_per_loop is None and cadence.counts_iterations_only
-  sizer = CallSizer(first=1)
-  single_first = _single_batches_first(model, None)
-  done = 0
-  while not runner.stop_requested:
-    if batched and done >= single_first:
-      planned = _planned(sizer, cadence, None)
-      # (Asked only now: a predict() of one batch pays no pruning for it.)
-      batched = planned == 1 or model.can_batch_predictions
-      if planned > 1 and batched:
-        started = time.monotonic()
-        batches, ended = model.predict_batches(planned - 1)
-        sizer.record(len(batches), time.monotonic() - started)
-        cadence.skip(len(batches))
-        done += len(batches)
-        yield from batches
-        if ended:
-          return
-    started = time.monotonic()
-    values = next(_steps(model, runner), None)
-    if values is None:
-      return
-    if batched and sizer.limit() == 1:
-      sizer.record(1, time.monotonic() - started)
-    done += 1
-    yield values
+def _batch_options(model: TracedModel, hooks: HookRunner,
+                   steps: Optional[int], steps_per_loop: Optional[int]
+                  ) -> Tuple[HookCadence, BatchOptions]:
+  """The hooks' cadences and how evaluation/prediction batches may run."""
+  cadence = HookCadence(hooks.hooks, None, hooks.session)
+  return cadence, BatchOptions(
+      automatic=steps_per_loop is None and cadence.counts_iterations_only,
+      steps=steps, input_batches=model.input_batches)
 
 
 def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
@@ -273,8 +157,10 @@ def _train_traced(setup: ModelSetup, model: TracedModel,
   return TrainingController(
       runner=SyncRunner(model, hook_runner.variables, global_step),
       hooks=SyncHooks(hook_runner, model.graph), checkpoints=writer,
-      global_step=global_step, steps=steps, max_steps=max_steps,
-      steps_per_loop=config.steps_per_loop, cadence=cadence).run()
+      global_step=global_step,
+      options=TrainOptions(steps=steps, max_steps=max_steps,
+                           steps_per_loop=config.steps_per_loop),
+      cadence=cadence).run()
 
 
 
@@ -313,8 +199,10 @@ def _evaluate_traced(setup: ModelSetup, model: TracedModel,
   model.initialize_tables()
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))
-  _evaluation_steps(model, runner, steps, setup.config.steps_per_loop,
-                    progress)
+  cadence, options = _batch_options(model, runner, steps,
+                                    setup.config.steps_per_loop)
+  EvaluationController(runner=TracedBatches(model, runner), cadence=cadence,
+                       options=options, batch_done=progress.step_done).run()
   final = model.run_without_input(model.metric_values)
   runner.end()
   progress.finish()
@@ -365,7 +253,11 @@ def _predict_traced(setup: ModelSetup, model: TracedModel,
   runner = hooked.runner
   with tf1_code.hook_session_errors():
     runner.after_create_session(_session(model))
-  for values in _prediction_steps(model, runner, setup.config.steps_per_loop):
+  cadence, options = _batch_options(model, runner, None,
+                                    setup.config.steps_per_loop)
+  controller = PredictionController(runner=TracedBatches(model, runner),
+                                    cadence=cadence, options=options)
+  for values in controller.batches():
     if "prediction" in values:
       batch = values["prediction"]
     else:

@@ -24,6 +24,7 @@ from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.distribute import strategies
 from estimator_compat.engines.controller import StepReports
 from estimator_compat.engines.controller import TrainingController
+from estimator_compat.engines.controller import TrainOptions
 from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import coordinator_log
 from estimator_compat.engines.function import ps_runner
@@ -178,8 +179,10 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
                           hook_port.runner.session)
   return TrainingController(
       runner=runner, hooks=hook_port, checkpoints=writer,
-      global_step=global_step, steps=steps, max_steps=max_steps,
-      steps_per_loop=config.steps_per_loop, check_nan=True,
+      global_step=global_step,
+      options=TrainOptions(steps=steps, max_steps=max_steps,
+                           steps_per_loop=config.steps_per_loop,
+                           check_nan=True),
       reports=reports, cadence=cadence).run()
 
 
