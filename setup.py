@@ -37,14 +37,16 @@ setuptools.setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     # The Pythons tested (docs/tensorflow_versions.md: CI runs 3.11,
-    # `tools/dev.sh test-python 3.10` the others). TensorFlow also has
-    # wheels for 3.9 (up to 2.20) and 3.13 (from 2.20): not run, not claimed.
-    python_requires=">=3.10,<3.13",
+    # `tools/dev.sh test-python 3.10` the others). On 3.13 pip finds only
+    # TensorFlow 2.20 and 2.21 (the first with cp313 wheels). TensorFlow
+    # also has wheels for 3.9 (up to 2.20): not run, not claimed.
+    python_requires=">=3.10,<3.14",
     classifiers=[
         "Programming Language :: Python :: 3",
         "Programming Language :: Python :: 3.10",
         "Programming Language :: Python :: 3.11",
         "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
     ],
     packages=setuptools.find_packages(include=["estimator_compat",

@@ -104,11 +104,23 @@ case "$cmd" in
     # (docs/tensorflow_versions.md says what it runs and why). Creating that
     # venv takes ~3-4 minutes, which CI's 45 do not have room for: the step
     # runs where the venv is cached and says so where it is not.
+    # What did not run is said again at the very end, under Bazel's output,
+    # so a green run cannot be taken for one that ran everything.
+    not_run=()
+    trap 'for line in "${not_run[@]}"; do echo "NOT RUN in this run: $line" >&2; done' EXIT
     if [ -x "${ESTIMATOR_COMPAT_TF_MATRIX:-$HOME/.cache/estimator-compat/tf-matrix}/2.16/bin/python" ]; then
-      tools/tf_matrix.sh --ci 2.16
+      table=$(tools/tf_matrix.sh --ci 2.16) || { echo "$table"; exit 1; }
+      echo "$table"
+      if grep -q "| not run |" <<< "$table"; then
+        not_run+=("the conformance sample on TF 2.16 (no tensorflow/estimator\
+ v2.15.0 checkout: set ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT; see\
+ docs/conformance.md, \"Where the test files come from\")")
+      fi
     else
       echo "TF 2.16 subset NOT RUN: its venv is not cached; create it with" \
         "tools/tf_matrix.sh --venv 2.16 (about 3-4 minutes), then rerun." >&2
+      not_run+=("the TF 2.16 subset (goldens and conformance sample; its\
+ venv is not cached: tools/tf_matrix.sh --venv 2.16)")
     fi
     ensure_bazel
     # py_test runs the python3 on PATH: the project's virtualenv. Bazel runs

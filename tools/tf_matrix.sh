@@ -11,6 +11,10 @@
 #                                       engines, 2 conformance files
 #                                       (docs/tensorflow_versions.md)
 #   tools/tf_matrix.sh --venv 2.16      create (once) and print that Python
+#   tools/tf_matrix.sh --checkout       the Estimator's test files: print the
+#                                       checkout (cloned once), or nothing and
+#                                       why; fails on a wrong
+#                                       $ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT
 #   tools/tf_matrix.sh --python 3.10 --quick 2.21
 #                                       the same on another Python (first
 #                                       option; combines with the others):
@@ -24,8 +28,10 @@
 # release needs beyond its metadata); re-installed when setup.py
 # or the checkout changes. Per-run logs and results: <folder>/results/<venv>.
 # The conformance sample runs the Estimator's own test files from a
-# tensorflow/estimator checkout at v2.15.0: $ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT,
-# else <folder>/estimator-v2.15.0 (cloned there when absent).
+# tensorflow/estimator checkout at v2.15.0: $ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT
+# (used as it is), else <folder>/estimator-v2.15.0 (cloned there when absent;
+# where github is unreachable the rows say "not run" and stderr says how to
+# provide one: docs/conformance.md, "Where the test files come from").
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -111,20 +117,60 @@ print(module.extra_requirements('$release'))")
   echo "$venv/bin/python"
 }
 
-estimator_checkout() {  # prints nothing when there is none and no network
-  local checkout="${ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT:-$base/estimator-v2.15.0}"
-  if [ ! -d "$checkout/tensorflow_estimator" ]; then
+# The Estimator's own test files come from github only: the
+# tensorflow-estimator wheels on the package index ship none of its
+# *_test.py (only canned/*testing_utils.py), and it has no sdist.
+ESTIMATOR_TAG=v2.15.0
+ESTIMATOR_TEST_DIR=tensorflow_estimator/python/estimator
+
+estimator_checkout() {  # prints the checkout, or nothing and why on stderr
+  local checkout
+  if [ -n "${ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT:-}" ]; then
+    # The user's folder: used as it is, never cloned into nor removed.
+    checkout=$ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT
+    if [ ! -f "$checkout/$ESTIMATOR_TEST_DIR/model_fn_test.py" ]; then
+      echo "tf_matrix.sh: ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT=$checkout is" \
+        "not a tensorflow/estimator $ESTIMATOR_TAG checkout (no" \
+        "$ESTIMATOR_TEST_DIR/model_fn_test.py). Fix: point it at one made" \
+        "with git clone --depth 1 --branch $ESTIMATOR_TAG" \
+        "https://github.com/tensorflow/estimator DIR, or unset it." >&2
+      return 1
+    fi
+    echo "$checkout"
+    return 0
+  fi
+  checkout="$base/estimator-$ESTIMATOR_TAG"
+  if [ ! -f "$checkout/$ESTIMATOR_TEST_DIR/model_fn_test.py" ]; then
+    # Cloned beside it and moved into place whole: an interrupted clone
+    # leaves no half checkout behind to be taken for one.
+    local partial="$checkout.partial" error
+    rm -rf "$partial"
+    mkdir -p "$base"
+    if ! error=$(GIT_TERMINAL_PROMPT=0 timeout 300 git clone -q --depth 1 \
+        --branch "$ESTIMATOR_TAG" https://github.com/tensorflow/estimator \
+        "$partial" 2>&1); then
+      rm -rf "$partial"
+      echo "tf_matrix.sh: conformance sample NOT RUN: it runs" \
+        "tensorflow/estimator $ESTIMATOR_TAG's own test files" \
+        "($ESTIMATOR_TEST_DIR/*_test.py), which only github has (the" \
+        "tensorflow-estimator wheel on the package index ships none of" \
+        "them and there is no sdist), and the clone failed:" \
+        "$(echo "${error:-timed out after 300 s}" | head -n 1). Fix: on a" \
+        "machine that reaches github, git clone --depth 1 --branch" \
+        "$ESTIMATOR_TAG https://github.com/tensorflow/estimator DIR, copy" \
+        "DIR here, and set ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT=DIR (or put" \
+        "it at $checkout, where it stays cached)." >&2
+      return 0
+    fi
     rm -rf "$checkout"
-    git clone -q --depth 1 --branch v2.15.0 \
-      https://github.com/tensorflow/estimator "$checkout" >&2 || return 0
+    mv "$partial" "$checkout"
   fi
   echo "$checkout"
 }
 
 run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
-  local release=$1 subset=$2 python out checkout
+  local release=$1 subset=$2 python out
   python=$(venv_python "$release")
-  checkout=$(estimator_checkout)
   out="$base/results/$(basename "$(venv_dir "$release")")"
   rm -rf "$out" && mkdir -p "$out"
   local versions
@@ -144,12 +190,10 @@ run_release() {  # RELEASE SUBSET(all|quick|ci) -> one table row on stdout.
     > "$out/goldens.log" 2>&1 || true
   tail -n 1 "$out/goldens.log" >&2
   if [ -z "$checkout" ]; then
-    # The Estimator's test files come from github only (the package index
-    # has no source of tensorflow-estimator): without a checkout and without
-    # a network the row says so, and the goldens alone decide it.
-    echo "== TF $release: conformance sample NOT RUN: no tensorflow/estimator" \
-      "v2.15.0 checkout and github unreachable (set" \
-      "ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT)" >&2
+    # estimator_checkout said why and how to provide one: the row says
+    # "not run", and the goldens alone decide it.
+    echo "== TF $release: conformance sample NOT RUN (no tensorflow/estimator" \
+      "$ESTIMATOR_TAG checkout; see above)" >&2
     files=()
   else
     echo "== TF $release: conformance sample (${files[*]})" >&2
@@ -191,11 +235,15 @@ if [ "${1:-}" = --python ]; then
 fi
 case "${1:-}" in
   --venv) venv_python "$2"; exit 0 ;;
+  --checkout) estimator_checkout; exit 0 ;;
   --quick) subset=quick; shift ;;
   --ci) subset=ci; shift ;;
 esac
 releases=("$@")
 [ ${#releases[@]} -gt 0 ] || releases=("${RELEASES[@]}")
+# Once for every release, before any venv: a wrong
+# ESTIMATOR_COMPAT_ESTIMATOR_CHECKOUT stops here.
+checkout=$(estimator_checkout)
 status=0
 echo "| Python | TensorFlow | tf-keras | subset | goldens passed | conformance passed | date |"
 echo "|---|---|---|---|---:|---:|---|"
