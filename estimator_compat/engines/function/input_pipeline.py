@@ -32,7 +32,8 @@ from estimator_compat.engines.function import python_parts
 from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
-from estimator_compat.front.input_adapter import _ALLOWED, python_values_as_tensors
+from estimator_compat.front.input_adapter import (_ALLOWED, check_pair,
+                                                  python_values_as_tensors)
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn
 
@@ -125,6 +126,7 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   """
   dataset, _ = _make(setup, input_fn, mode, input_context, distributed,
                      hold=False)
+  _check_element(dataset, input_fn)
   return dataset
 
 
@@ -141,7 +143,15 @@ def model_input(setup: ModelSetup, input_fn, mode: str
     TypeError: input_fn returned none of the supported forms.
     NeedsGraphEngine: the tensors need the user's TF1 Session work.
   """
-  return _make(setup, input_fn, mode, None, False, hold=True)
+  dataset, parts = _make(setup, input_fn, mode, None, False, hold=True)
+  _check_element(dataset, input_fn)
+  return dataset, parts
+
+
+def _check_element(dataset: tf.data.Dataset, input_fn) -> None:
+  """Raises the Estimator's ValueError for a Dataset of non-pair tuples."""
+  check_pair(dataset.element_spec, getattr(input_fn, "__name__", "input_fn"),
+             "a Dataset of ")
 
 
 def _make(setup: ModelSetup, input_fn, mode: str, input_context,
