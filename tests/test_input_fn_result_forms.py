@@ -111,3 +111,25 @@ def test_a_ragged_python_value_names_where_and_the_fix():
   assert "input_fn returned features['x']" in message
   assert "cannot be a tensor" in message
   assert "Fix: give every row the same length and one type" in message
+
+
+def test_three_feature_tensors_and_python_labels_still_train(engine_name,
+                                                             tmp_path):
+  # The function engine carries the tensors of a result holding Python
+  # values as one flat tuple (here three); that tuple is not the input_fn's
+  # result and must not be taken for a 3-tuple.
+  def model_fn(features, labels, mode):
+    total = features["x"] + features["y"] + features["z"]
+    w = tf.compat.v1.get_variable("w", [], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean((total * w - tf.constant(labels)) ** 2)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, tf.compat.v1.train.get_global_step())
+    return ec.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  def input_fn():
+    return ({"x": tf.constant([1.0]), "y": tf.constant([2.0]),
+             "z": tf.constant([3.0])}, [1.0])
+
+  est = ec.Estimator(model_fn, model_dir=str(tmp_path))
+  est.train(input_fn, steps=2)
+  assert est.get_variable_value("global_step") == 2

@@ -144,7 +144,8 @@ def model_input(setup: ModelSetup, input_fn, mode: str
     NeedsGraphEngine: the tensors need the user's TF1 Session work.
   """
   dataset, parts = _make(setup, input_fn, mode, None, False, hold=True)
-  _check_element(dataset, input_fn)
+  if parts is None:  # Else the element is PythonParts' flat tensors.
+    _check_element(dataset, input_fn)
   return dataset, parts
 
 
