@@ -133,3 +133,20 @@ def test_three_feature_tensors_and_python_labels_still_train(engine_name,
   est = ec.Estimator(model_fn, model_dir=str(tmp_path))
   est.train(input_fn, steps=2)
   assert est.get_variable_value("global_step") == 2
+
+
+def test_a_keras_input_may_carry_sample_weights():
+  # input_fn_to_dataset_fn feeds Keras, whose fit takes (x, y, weights).
+  from estimator_compat.adapters.input_fns import input_fn_to_dataset_fn
+  dataset = input_fn_to_dataset_fn(_three_tuples, ec.ModeKeys.TRAIN)()
+  assert len(dataset.element_spec) == 3
+
+
+def test_under_a_strategy_a_dataset_of_three_tuples_raises_too(tmp_path,
+                                                               monkeypatch):
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
+  config = ec.RunConfig(
+      train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
+  est = ec.Estimator(_model_fn, model_dir=str(tmp_path), config=config)
+  with pytest.raises(ValueError, match="len 2 tuple"):
+    est.train(_three_tuples, steps=1)

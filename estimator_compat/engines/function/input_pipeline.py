@@ -126,7 +126,6 @@ def make_dataset(setup: ModelSetup, input_fn, mode: str,
   """
   dataset, _ = _make(setup, input_fn, mode, input_context, distributed,
                      hold=False)
-  _check_element(dataset, input_fn)
   return dataset
 
 
@@ -145,14 +144,22 @@ def model_input(setup: ModelSetup, input_fn, mode: str
   """
   dataset, parts = _make(setup, input_fn, mode, None, False, hold=True)
   if parts is None:  # Else the element is PythonParts' flat tensors.
-    _check_element(dataset, input_fn)
+    check_element(dataset, input_fn)
   return dataset, parts
 
 
-def _check_element(dataset: tf.data.Dataset, input_fn) -> None:
-  """Raises the Estimator's ValueError for a Dataset of non-pair tuples."""
+def check_element(dataset: tf.data.Dataset, input_fn) -> tf.data.Dataset:
+  """Raises the Estimator's ValueError for a Dataset of non-pair tuples.
+
+  For the Estimator's calls only: a Keras input (adapters) may carry
+  (x, y, sample_weight).
+
+  Returns:
+    `dataset`.
+  """
   check_pair(dataset.element_spec, getattr(input_fn, "__name__", "input_fn"),
              "a Dataset of ")
+  return dataset
 
 
 def _make(setup: ModelSetup, input_fn, mode: str, input_context,
@@ -283,5 +290,5 @@ def make_input(setup: ModelSetup, input_fn, mode: str,
   if strategy is None:
     return model_input(setup, input_fn, mode)
   return strategy.distribute_datasets_from_function(
-      lambda context: make_dataset(setup, input_fn, mode, context,
-                                   distributed=True)), None
+      lambda context: check_element(make_dataset(
+          setup, input_fn, mode, context, distributed=True), input_fn)), None
