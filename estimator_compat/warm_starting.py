@@ -26,8 +26,8 @@ class WarmStartSettings(
               var_name_to_prev_var_name: Optional[dict] = None):
     if not ckpt_to_initialize_from:
       raise ValueError(
-          "WarmStartSettings: ckpt_to_initialize_from must be a checkpoint "
-          "path or a model_dir.")
+          "`ckpt_to_initialize_from` MUST be set in WarmStartSettings. Fix: "
+          "pass a checkpoint path or a model_dir.")
     return super().__new__(cls, ckpt_to_initialize_from, vars_to_warm_start,
                            var_name_to_vocab_info or {},
                            var_name_to_prev_var_name or {})
@@ -49,5 +49,6 @@ def resolve(warm_start_from: Union[None, str, WarmStartSettings]
   if isinstance(warm_start_from, WarmStartSettings):
     return warm_start_from
   raise ValueError(
-      f"warm_start_from must be a checkpoint path, a model_dir or "
-      f"WarmStartSettings, got {type(warm_start_from).__name__}.")
+      "warm_start_from must be a string or a WarmStartSettings, instead got "
+      f"{type(warm_start_from)}. Fix: pass a checkpoint path, a model_dir or "
+      "tf.estimator.WarmStartSettings.")

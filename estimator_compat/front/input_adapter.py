@@ -81,6 +81,27 @@ def python_values_as_tensors(result: Any) -> Any:
   return result
 
 
+def check_pair(result: Any, where: str = "input_fn", of: str = "") -> None:
+  """Raises the Estimator's error for a tuple or list that is not a pair.
+
+  Args:
+    result: what input_fn returned, or an element (or element_spec) of the
+      Dataset it returned.
+    where: the input_fn's name, for the message.
+    of: "a Dataset of " when `result` is a Dataset's element.
+
+  Raises:
+    ValueError: `result` is a tuple or list whose length is not 2, with the
+      Estimator's wording first.
+  """
+  if isinstance(result, (tuple, list)) and len(result) != 2:
+    raise ValueError(
+        "input_fn should return (features, labels) as a len 2 tuple. "
+        f"{where} returned {of or 'a '}{type(result).__name__}"
+        f"{'s' if of else ''} of length {len(result)}. Fix: return "
+        "(features, labels), features alone, or a tf.data.Dataset of them.")
+
+
 def split_input(result: Any, where: str = "input_fn"
                ) -> Tuple[Any, Any, List[SessionRunHook]]:
   """Returns (features, labels, hooks) from an input_fn result (graph mode).
@@ -91,6 +112,8 @@ def split_input(result: Any, where: str = "input_fn"
   them as tensors).
 
   Raises:
+    ValueError: a tuple or list (or a Dataset's element) of a length other
+      than 2, as in the Estimator.
     TypeError: the result is none of the supported forms.
   """
   hooks: List[SessionRunHook] = []
@@ -99,10 +122,7 @@ def split_input(result: Any, where: str = "input_fn"
     hooks.append(_IteratorInitializerHook(iterator))
     result = iterator.get_next()
   if isinstance(result, (tuple, list)):
-    if len(result) != 2:
-      raise TypeError(
-          f"{where} returned a {type(result).__name__} of length "
-          f"{len(result)}; it must return {_ALLOWED}.")
+    check_pair(result, where, "" if not hooks else "a Dataset of ")
     features, labels = result
     return features, labels, hooks
   if isinstance(result, (dict, np.ndarray)) or tf.is_tensor(result):

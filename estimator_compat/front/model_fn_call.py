@@ -8,7 +8,7 @@ import tensorflow as tf
 from estimator_compat.front import tf_logging as logging
 from estimator_compat.front.configuration import Choices
 from estimator_compat.front.fn_args import fn_args, call_with_declared_args
-from estimator_compat.front.input_adapter import split_input
+from estimator_compat.front.input_adapter import check_pair, split_input
 from estimator_compat.run_config import RunConfig
 from estimator_compat.spec import EstimatorSpec
 
@@ -108,12 +108,7 @@ def invoke_input_fn(setup: ModelSetup, input_fn: Callable[..., Any],
     result = call_with_declared_args(
         input_fn, {"mode": mode, "params": params, "config": setup.config,
                    "input_context": input_context})
-  if isinstance(result, (tuple, list)) and len(result) != 2:
-    raise ValueError(
-        "input_fn should return (features, labels) as a len 2 tuple. "
-        f"{getattr(input_fn, '__name__', 'input_fn')} returned a "
-        f"{type(result).__name__} of length {len(result)}. Fix: return "
-        "(features, labels), features alone, or a tf.data.Dataset of them.")
+  check_pair(result, getattr(input_fn, "__name__", "input_fn"))
   return result
 
 

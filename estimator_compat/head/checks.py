@@ -195,13 +195,6 @@ def n_classes_above_two(n_classes: Any) -> Any:
   return n_classes
 
 
-def list_or_tuple(value: Any, what: str) -> None:
-  if value is not None and not isinstance(value, (list, tuple)):
-    raise ValueError(
-        f"{what} should be a list or a tuple. Given type: {type(value)}. "
-        f"Fix: pass {what} as a list.")
-
-
 def prediction_keys(keys: Iterable[str], valid: Iterable[str]) -> None:
   valid = list(valid)
   for key in keys:

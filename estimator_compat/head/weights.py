@@ -23,7 +23,8 @@ def _column_tensor(features: Mapping[str, Any], column: Any) -> tf.Tensor:
   """The numeric column's dense tensor, as feature columns computed it."""
   if column.key not in features:
     raise ValueError(
-        f"The weight column {column.key!r} is not in the features "
+        f"Feature {column.key} is not in features dictionary. The weight "
+        f"column {column.key!r} is not among the features "
         f"({sorted(features)}). Fix: have input_fn return it among the "
         "features, or pass the right weight_column to the head.")
   value = tf.compat.v1.convert_to_tensor_or_sparse_tensor(features[column.key])

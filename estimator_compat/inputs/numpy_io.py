@@ -112,8 +112,13 @@ def arrays_input_fn(x: Dict[str, np.ndarray],
     raise ValueError("x cannot be an empty dict. Fix: pass the features as a "
                      "dict of arrays, one per feature.")
   if len({len(array) for array in arrays}) > 1:
-    x_shapes = {key: x[key].shape for key in x_keys}
-    y_shapes = None if y is None else {key: y[key].shape for key in y_keys}
+    # Named as the Estimator named them: an array x as its dict key
+    # '__direct_np_input__', an array y by its shape alone.
+    x_shapes = {("__direct_np_input__" if key == unwrap_x else key):
+                x[key].shape for key in x_keys}
+    y_shapes = None if y is None else (
+        y[unwrap_y].shape if unwrap_y else
+        {key: y[key].shape for key in y_keys})
     raise ValueError(
         "Length of tensors in x and y is mismatched. All elements in x and y "
         f"must have the same length.\nShapes in x: {x_shapes}\nShapes in y: "

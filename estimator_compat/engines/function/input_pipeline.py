@@ -32,7 +32,8 @@ from estimator_compat.engines.function import python_parts
 from estimator_compat.engines.function.python_parts import PythonParts
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
-from estimator_compat.front.input_adapter import _ALLOWED, python_values_as_tensors
+from estimator_compat.front.input_adapter import (_ALLOWED, check_pair,
+                                                  python_values_as_tensors)
 from estimator_compat.mode_keys import ModeKeys
 from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn
 
@@ -141,7 +142,24 @@ def model_input(setup: ModelSetup, input_fn, mode: str
     TypeError: input_fn returned none of the supported forms.
     NeedsGraphEngine: the tensors need the user's TF1 Session work.
   """
-  return _make(setup, input_fn, mode, None, False, hold=True)
+  dataset, parts = _make(setup, input_fn, mode, None, False, hold=True)
+  if parts is None:  # Else the element is PythonParts' flat tensors.
+    check_element(dataset, input_fn)
+  return dataset, parts
+
+
+def check_element(dataset: tf.data.Dataset, input_fn) -> tf.data.Dataset:
+  """Raises the Estimator's ValueError for a Dataset of non-pair tuples.
+
+  For the Estimator's calls only: a Keras input (adapters) may carry
+  (x, y, sample_weight).
+
+  Returns:
+    `dataset`.
+  """
+  check_pair(dataset.element_spec, getattr(input_fn, "__name__", "input_fn"),
+             "a Dataset of ")
+  return dataset
 
 
 def _make(setup: ModelSetup, input_fn, mode: str, input_context,
@@ -272,5 +290,5 @@ def make_input(setup: ModelSetup, input_fn, mode: str,
   if strategy is None:
     return model_input(setup, input_fn, mode)
   return strategy.distribute_datasets_from_function(
-      lambda context: make_dataset(setup, input_fn, mode, context,
-                                   distributed=True)), None
+      lambda context: check_element(make_dataset(
+          setup, input_fn, mode, context, distributed=True), input_fn)), None

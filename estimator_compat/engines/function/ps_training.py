@@ -31,7 +31,8 @@ from estimator_compat.engines.function import ps_runner
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function import variable_saver
-from estimator_compat.engines.function.input_pipeline import make_dataset
+from estimator_compat.engines.function.input_pipeline import (check_element,
+                                                              make_dataset)
 from estimator_compat.engines.function.legacy_updates import (
     layer_updates_in_collection)
 from estimator_compat.engines.function.variables import VariableCapture
@@ -111,8 +112,8 @@ class _StepFunction:
 
 def _per_worker_iterator(setup, input_fn, strategy, coordinator):
   def dataset_fn(context):
-    return make_dataset(setup, input_fn, ModeKeys.TRAIN, context,
-                        distributed=True)
+    return check_element(make_dataset(setup, input_fn, ModeKeys.TRAIN,
+                                      context, distributed=True), input_fn)
 
   def per_worker_fn():
     if "input_context" in fn_args(input_fn):
