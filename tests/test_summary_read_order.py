@@ -12,6 +12,7 @@ import glob
 import time
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
@@ -29,7 +30,9 @@ def _slow_zero():
   return np.float32(0.0)
 
 
-def _model_fn(after_train_op):
+def _model_fn(read):
+  """A model_fn whose summary reads `v` (a plain read, in a cond, or after
+  the train op), late: after a sleep."""
   def model_fn(features, labels, mode):
     v = tf.compat.v1.get_variable(
         "v", [], initializer=tf.compat.v1.zeros_initializer())
@@ -37,9 +40,13 @@ def _model_fn(after_train_op):
     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
         loss, global_step=tf.compat.v1.train.get_global_step())
     slow = tf.py_function(_slow_zero, [], tf.float32)
-    waits = [slow, train_op] if after_train_op else [slow]
+    waits = [slow, train_op] if read == "after_train_op" else [slow]
     with tf.control_dependencies(waits):
-      value = v.read_value()
+      if read == "cond":  # as the canned linear's fraction_of_zero_weights
+        value = tf.compat.v1.cond(tf.constant(True), lambda: v * 1.0,
+                                  lambda: tf.constant(0.0))
+      else:
+        value = v.read_value()
     tf.compat.v1.summary.scalar("v_value", value)
     return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
   return model_fn
@@ -59,8 +66,8 @@ class _ValuesAfterSteps(tfe.SessionRunHook):
     self.values.append(float(run_context.session.run(self._v)))
 
 
-def _train(model_dir, after_train_op):
-  estimator = tfe.Estimator(_model_fn(after_train_op), str(model_dir),
+def _train(model_dir, read):
+  estimator = tfe.Estimator(_model_fn(read), str(model_dir),
                             config=tfe.RunConfig(
                                 save_summary_steps=1,
                                 save_checkpoints_steps=None,
@@ -78,13 +85,15 @@ def _train(model_dir, after_train_op):
   return [written.get(step) for step in range(1, _STEPS + 1)], hook.values
 
 
-def test_a_summary_reads_the_variable_before_the_update(tmp_path, engine):
-  written, after = _train(tmp_path, after_train_op=False)
+@pytest.mark.parametrize("read", ["read", "cond"])
+def test_a_summary_reads_the_variable_before_the_update(tmp_path, engine,
+                                                        read):
+  written, after = _train(tmp_path, read)
   before = [0.0] + after[:-1]
   assert len(set(after)) == _STEPS  # each step moves v
   np.testing.assert_allclose(written, before, rtol=1e-6)
 
 
 def test_a_summary_made_after_the_train_op_reads_after(tmp_path, engine):
-  written, after = _train(tmp_path, after_train_op=True)
+  written, after = _train(tmp_path, "after_train_op")
   np.testing.assert_allclose(written, after, rtol=1e-6)

@@ -25,8 +25,10 @@ import tensorflow as tf
 
 from estimator_compat.engines import graph_ops
 
-# Ops that read a resource variable (its handle is input 0).
-_READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
+_SCOPE = "summary_read_order"
+# Ops that read a resource variable themselves (not in a function body).
+_PLAIN_READS = frozenset({"ReadVariableOp", "ResourceGather",
+                          "ResourceGatherNd", "VariableShape"})
 # Ops that write resource variables given as inputs (every resource input).
 _WRITES = frozenset({"AssignVariableOp", "AssignAddVariableOp",
                      "AssignSubVariableOp"})
@@ -64,6 +66,27 @@ def graph_summaries(graph: tf.Graph, extra: Any = None) -> List[tf.Operation]:
   return summary_ops(found + ([extra] if extra is not None else []))
 
 
+def _done(read: tf.Operation) -> tf.Operation:
+  """An op that runs once `read` has read its variables.
+
+  A plain read is done when it runs. A tf.compat.v1.cond's If op is lowered
+  into the graph, and a control edge from it fires before its branch has
+  run (measured: the graph engine's summary then read after the update at
+  some steps), so its outputs are waited for instead: they come out of the
+  branch.
+  """
+  outputs = [t for t in read.outputs if t.dtype != tf.resource]
+  if read.type in _PLAIN_READS or not outputs:
+    return read
+  name = f"{read.name.replace('/', '_')}_done"
+  try:  # made by an earlier call (the function engine's next fetch set)
+    return read.graph.get_operation_by_name(f"{_SCOPE}/{name}")
+  except KeyError:
+    pass
+  with read.graph.as_default(), tf.name_scope(_SCOPE):
+    return tf.group(*[tf.identity(t) for t in outputs], name=name)
+
+
 def reads_before_updates(train_fetches: Any, summaries: Iterable[Any]) -> int:
   """Makes the train step's variable writes wait for the summaries' reads.
 
@@ -89,15 +112,20 @@ def reads_before_updates(train_fetches: Any, summaries: Iterable[Any]) -> int:
   every_writer: Set[str] = {op.name for ops in writers.values() for op in ops}
   ordered = 0
   for read in graph_ops.ancestors(_ops(summaries)):
-    if (read.type not in _READS or read.name in in_step or not read.inputs or
-        read.inputs[0].name not in writers):
+    # A read takes the variable's handle: a ReadVariableOp, or a
+    # tf.compat.v1.cond whose branch reads it (the canned linear model's
+    # fraction_of_zero_weights).
+    handles = {t.name for t in read.inputs if t.name in writers}
+    if not handles or read.name in in_step or _is_write(read):
       continue
     # A read after any of the step's writes stays after them (and ordering
     # it before one would make a cycle).
     if any(op.name in every_writer for op in graph_ops.ancestors([read])):
       continue
-    for writer in writers[read.inputs[0].name]:
-      if read not in writer.control_inputs:
-        writer._add_control_input(read)  # pylint: disable=protected-access
-        ordered += 1
+    done = _done(read)
+    for handle in sorted(handles):
+      for writer in writers[handle]:
+        if done not in writer.control_inputs:
+          writer._add_control_input(done)  # pylint: disable=protected-access
+          ordered += 1
   return ordered
