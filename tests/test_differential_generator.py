@@ -232,11 +232,15 @@ def test_linear_summaries_read_beside_the_update_compare_only_steps():
   # 0.0 and -0.0392 at step 1 (read before or after the update).
   for where in ("model:.: linear/bias",
                 "model:.: linear/fraction_of_zero_weights",
-                "model:.: linear/linear_model/bias"):
+                "model:.: linear/linear_model/bias",
+                # v2 Linear* (seed 436, G16)
+                "model:.: bias", "model:.: fraction_of_zero_weights"):
     assert known.racy_on_the_estimator(
         compare.Difference("event_value", where, "1 of 2 values differ"))
   for kind, where in (("event_value", "model:.: loss"),
                       ("event_value", "model:.: dnn/logits/bias"),
+                      ("event_value", "model:.: dnn/bias"),
+                      ("event_steps", "model:.: bias"),
                       ("event_steps", "model:.: linear/bias"),
                       ("event_tag_missing", "model:.: linear/bias"),
                       ("variable_value", "model:model.ckpt-3: linear/bias")):

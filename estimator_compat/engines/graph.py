@@ -32,6 +32,7 @@ from estimator_compat.engines import graph_between
 from estimator_compat.engines import graph_distributed
 from estimator_compat.engines import init_errors
 from estimator_compat.engines import step_read_order
+from estimator_compat.engines import summary_read_order
 from estimator_compat.engines.graph_hooks import GlobalStepGuardHook
 from estimator_compat.engines.graph_hooks import StopAfterNRunsHook
 from estimator_compat.hooks import (CheckpointSaverHook, FinalOpsHook,
@@ -175,6 +176,10 @@ def _train(setup: ModelSetup, input_fn, hooks: Sequence[SessionRunHook],
       # The hooks' step read before the increment, on every run (G13).
       step_read_order.read_before_increment(
           built.graph, [spec.train_op, spec.loss])
+      # The summaries' variable reads before the step's updates (G16).
+      summary_read_order.reads_before_updates(
+          spec.train_op, summary_read_order.graph_summaries(
+              built.graph, spec.scaffold.summary_op))
     # The Estimator's order: the user's hooks see a step before
     # NanTensorHook can stop training on it.
     worker_hooks = built.input_hooks + list(hooks)

@@ -28,6 +28,7 @@ from estimator_compat.engines.function.fetches import (
     GraphFetcher, as_graph_fetch, depends_on, reached_ops)
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
                                      UnsupportedOnFunctionEngine)
+from estimator_compat.engines import summary_read_order
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import tables
@@ -417,7 +418,12 @@ class TracedModel(StepLoops, PredictionBatches):
     function = self._pruned.get(keys)
     if function is None:
       fetches = dict(self._fetches)
-      fetches.update({key: self._lookup(key) for key in keys})
+      fetched = {key: self._lookup(key) for key in keys}
+      fetches.update(fetched)
+      if self._strategy is None and TRAIN_OP in fetches:
+        # The summaries' variable reads before the step's updates (G16).
+        summary_read_order.reads_before_updates(
+            fetches[TRAIN_OP], summary_read_order.summary_ops(fetched))
       function = self.prune(fetches)
       self._pruned[keys] = function
     return function
