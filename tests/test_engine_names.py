@@ -1,32 +1,34 @@
-"""Which engine a call runs on, by name (estimator_compat/engines)."""
+"""Which engine a call runs on, by name (front/configuration.py resolves the
+name, estimator_compat/engines gives its module)."""
 
 import pytest
 import tensorflow as tf
 
 from estimator_compat import engines
 from estimator_compat.engines import init_errors
+from estimator_compat.front import configuration
 
 
 def test_the_config_wins_over_the_environment(monkeypatch):
-  monkeypatch.setenv(engines.ENV_VAR, "function")
-  assert engines.resolve_engine_name("graph") == "graph"
-  assert engines.resolve_engine_name() == "function"
-  assert engines.engine_chosen() and engines.engine_chosen("graph")
-  monkeypatch.delenv(engines.ENV_VAR)
-  assert engines.resolve_engine_name() == engines.DEFAULT_ENGINE
-  assert not engines.engine_chosen()
+  monkeypatch.setenv(configuration.ENGINE_ENV, "function")
+  assert configuration.engine_name("graph") == "graph"
+  assert configuration.engine_name() == "function"
+  assert configuration.engine_chosen() and configuration.engine_chosen("graph")
+  monkeypatch.delenv(configuration.ENGINE_ENV)
+  assert configuration.engine_name() == configuration.DEFAULT_ENGINE
+  assert not configuration.engine_chosen()
 
 
 def test_an_unknown_engine_names_where_it_came_from(monkeypatch):
   with pytest.raises(ValueError) as raised:
-    engines.resolve_engine_name("eager")
+    configuration.engine_name("eager")
   assert str(raised.value) == (
       "Unknown engine 'eager' (from RunConfig(engine=...)). Fix: use one of "
       "('graph', 'function').")
-  monkeypatch.setenv(engines.ENV_VAR, "tf1")
+  monkeypatch.setenv(configuration.ENGINE_ENV, "tf1")
   with pytest.raises(ValueError, match="'tf1' \\(from ESTIMATOR_COMPAT_ENGINE"
                      "\\)"):
-    engines.resolve_engine_name()
+    configuration.engine_name()
 
 
 def test_each_name_gives_its_engine_module():
