@@ -7,10 +7,11 @@ columns' quantile boundaries as
 `boosted_trees/QuantileAccumulator:0_bucket_boundaries_<i>`. Here
 SaveableObjects under those names restore them into plain variables, float
 features are bucketized with TF ops (features.bucketize), and the trees are
-walked in Python (`py_func`) as BoostedTreesPredict did: each example goes
-left where its bucket is <= a bucketized split's threshold (== a
-categorical split's value), and the logit is the sum over trees of tree
-weight x leaf value.
+walked with standard TF ops (tree_graph.py) as BoostedTreesPredict did:
+each example goes left where its bucket is <= a bucketized split's
+threshold (== a categorical split's value), and the logit is the sum over
+trees of tree weight x leaf value. `ensemble_logits` is the same walk in
+NumPy, on a serialized ensemble.
 """
 
 from typing import List, Sequence
@@ -19,6 +20,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.training.saving import saveable_object
 
+from estimator_compat.canned.boosted_trees import tree_graph
 from estimator_compat.canned.boosted_trees import tree_proto
 
 
@@ -31,13 +33,17 @@ def _restorable_variable(initial_value, dtype, name: str, shape=None):
 
 
 class _TensorsSaveable(saveable_object.SaveableObject):
-  """Saves and restores `variables` under checkpoint keys `names`."""
+  """Saves and restores `variables` under checkpoint keys `names`.
 
-  def __init__(self, variables, names: Sequence[str], name: str):
+  Its name is its first variable's op: a SavedModel's MetaGraph lists the
+  SAVEABLE_OBJECTS collection by op name, and loading it looks them up.
+  """
+
+  def __init__(self, variables, names: Sequence[str]):
     self._variables = variables
     specs = [saveable_object.SaveSpec(v.read_value(), "", key)
              for v, key in zip(variables, names)]
-    super().__init__(variables[0], specs, name)
+    super().__init__(variables[0], specs, variables[0].op.name)
 
   def restore(self, restored_tensors, restored_shapes):
     del restored_shapes
@@ -54,7 +60,7 @@ def ensemble_variables(scope: str):
   tf.compat.v1.add_to_collection(
       tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
       _TensorsSaveable([stamp, serialized],
-                       [f"{name}:0_stamp", f"{name}:0_serialized"], name))
+                       [f"{name}:0_stamp", f"{name}:0_serialized"]))
   return serialized, stamp
 
 
@@ -78,7 +84,7 @@ def boundary_variables(scope: str, accumulator_name: str,
       tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
       _TensorsSaveable(variables,
                        [f"{name}:0_bucket_boundaries_{i}"
-                        for i in range(num_streams)], name))
+                        for i in range(num_streams)]))
   return variables
 
 
@@ -122,14 +128,7 @@ def ensemble_logits(serialized: bytes, features: Sequence[np.ndarray],
 
 def predict(serialized: tf.Tensor, features: Sequence[tf.Tensor],
             logits_dimension: int) -> tf.Tensor:
-  """The ensemble's logits for bucketized `features`, in the graph."""
-
-  def run(serialized_value, *feature_values):
-    return ensemble_logits(serialized_value, feature_values,
-                           logits_dimension)
-
-  logits = tf.compat.v1.py_func(run, [serialized] + list(features),
-                                tf.float32, stateful=False,
-                                name="BoostedTreesPredict")
-  batch = tf.shape(features[0])[0]
-  return tf.reshape(logits, [batch, logits_dimension])
+  """The ensemble's logits for bucketized `features`, in the graph, with
+  standard ops only (tree_graph.py): evaluation, prediction and the
+  exported SavedModel need no BoostedTrees kernel and no `py_func`."""
+  return tree_graph.predict(serialized, features, logits_dimension)
