@@ -119,6 +119,15 @@ def test_export_loads_with_tf_saved_model_load(tmp_path, monkeypatch):
   export_dir = estimator.export_saved_model(
       str(tmp_path / "export"),
       export_data.parsing_receiver_fn(tf_module, columns)).decode()
+  with tf.Graph().as_default() as graph, tf.compat.v1.Session() as session:
+    tf.compat.v1.saved_model.load(session, ["serve"], export_dir)
+    names = {op.name for op in graph.get_operations()}
+    # 2.8's graph had the ensemble and quantile resources under these names
+    # and its saveables named after their tensors.
+    assert {"boosted_trees", "boosted_trees/QuantileAccumulator"} <= names
+    assert sorted(s.name for s in tf.compat.v1.get_collection(
+        tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS)) == [
+            "boosted_trees/QuantileAccumulator:0", "boosted_trees:0"]
   loaded = tf.saved_model.load(export_dir)
   assert sorted(loaded.signatures) == ["classification", "predict",
                                        "regression", "serving_default"]
@@ -186,3 +195,20 @@ def test_graph_walk_matches_the_numpy_walk(logits_dimension):
       np.testing.assert_array_equal(
           graph_logits, inference.ensemble_logits(ensemble, features,
                                                   logits_dimension))
+
+
+@pytest.mark.parametrize("engine", ["default", "graph"])
+def test_predict_before_training_gives_the_empty_ensemble(engine, tmp_path,
+                                                          monkeypatch):
+  """As in 2.8: without a checkpoint predict() starts the ensemble and the
+  boundaries empty (logits 0) instead of reading uninitialized variables."""
+  if engine == "graph":
+    monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "graph")
+  tf_module = program_lib.tensorflow_with_estimator(real_if_installed=False)
+  estimator = tf_module.estimator.BoostedTreesClassifier(
+      data.columns(tf_module.feature_column), n_batches_per_layer=1,
+      model_dir=str(tmp_path / "model"), n_trees=1, max_depth=2)
+  predictions = list(estimator.predict(data.input_fns(data.BINARY)[2]))
+  assert len(predictions) == data.N
+  np.testing.assert_array_equal([p["logits"] for p in predictions],
+                                np.zeros([data.N, 1], np.float32))

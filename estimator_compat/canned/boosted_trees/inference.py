@@ -18,6 +18,7 @@ from typing import List, Sequence
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.ops import resources
 from tensorflow.python.training.saving import saveable_object
 
 from estimator_compat.canned.boosted_trees import tree_graph
@@ -32,18 +33,29 @@ def _restorable_variable(initial_value, dtype, name: str, shape=None):
                                name=name, use_resource=True, shape=shape)
 
 
+def _resource_tensor(variable, name: str) -> tf.Tensor:
+  """The variable's handle as a tensor of op `name` exactly: the op 2.8's
+  ensemble or quantile resource had (its SavedModel's graph held them)."""
+  graph = tf.compat.v1.get_default_graph()
+  taken = name in {op.name for op in graph.get_operations()}
+  # A trailing slash names the op as it is (no scope, no suffix).
+  return tf.identity(variable.handle, name=None if taken else name + "/")
+
+
 class _TensorsSaveable(saveable_object.SaveableObject):
   """Saves and restores `variables` under checkpoint keys `names`.
 
-  Its name is its first variable's op: a SavedModel's MetaGraph lists the
-  SAVEABLE_OBJECTS collection by op name, and loading it looks them up.
+  Named after the tensor of 2.8's resource op `resource_name`
+  (`boosted_trees:0`): a SavedModel's MetaGraph lists the SAVEABLE_OBJECTS
+  collection by name, and loading it looks them up in the graph.
   """
 
-  def __init__(self, variables, names: Sequence[str]):
+  def __init__(self, variables, names: Sequence[str], resource_name: str):
     self._variables = variables
     specs = [saveable_object.SaveSpec(v.read_value(), "", key)
              for v, key in zip(variables, names)]
-    super().__init__(variables[0], specs, variables[0].op.name)
+    super().__init__(variables[0], specs,
+                     _resource_tensor(variables[0], resource_name).name)
 
   def restore(self, restored_tensors, restored_shapes):
     del restored_shapes
@@ -60,13 +72,24 @@ def ensemble_variables(scope: str):
   tf.compat.v1.add_to_collection(
       tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
       _TensorsSaveable([stamp, serialized],
-                       [f"{name}:0_stamp", f"{name}:0_serialized"]))
+                       [f"{name}:0_stamp", f"{name}:0_serialized"], name))
   return serialized, stamp
+
+
+def _initialized_without_checkpoint(variables) -> None:
+  """Shared resources: the Scaffold's init op starts them empty where no
+  checkpoint restores them (2.8's predict() before any training gave the
+  empty ensemble's zero logits)."""
+  for variable in variables:
+    resources.register_resource(variable.handle, variable.initializer,
+                                variable.is_initialized())
 
 
 def restored_ensemble(scope: str) -> tf.Variable:
   """The serialized ensemble, restored from `<scope>:0_serialized`."""
-  return ensemble_variables(scope)[0]
+  serialized, stamp = ensemble_variables(scope)
+  _initialized_without_checkpoint([serialized, stamp])
+  return serialized
 
 
 def boundary_variables(scope: str, accumulator_name: str,
@@ -84,7 +107,7 @@ def boundary_variables(scope: str, accumulator_name: str,
       tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS,
       _TensorsSaveable(variables,
                        [f"{name}:0_bucket_boundaries_{i}"
-                        for i in range(num_streams)]))
+                        for i in range(num_streams)], name))
   return variables
 
 
@@ -92,8 +115,9 @@ def restored_boundaries(scope: str, accumulator_name: str,
                         num_streams: int) -> List[tf.Tensor]:
   """Each float feature's quantile boundaries, restored from the quantile
   accumulator's keys."""
-  return [tf.reshape(v.read_value(), [-1])
-          for v in boundary_variables(scope, accumulator_name, num_streams)]
+  variables = boundary_variables(scope, accumulator_name, num_streams)
+  _initialized_without_checkpoint(variables)
+  return [tf.reshape(v.read_value(), [-1]) for v in variables]
 
 
 def _leaf_values(leaf, logits_dimension: int) -> np.ndarray:
