@@ -120,6 +120,14 @@ def _classes():
 
 
 _CLASSES = _classes()
+MESSAGE_NAMES = tuple(_MESSAGES)
+
+
+def message_class(name: str):
+  """The message class `name` (one of MESSAGE_NAMES)."""
+  return _CLASSES[name]
+
+
 TreeEnsemble = _CLASSES["TreeEnsemble"]
 Tree = _CLASSES["Tree"]
 Node = _CLASSES["Node"]
