@@ -160,14 +160,28 @@ def test_closed_form_logistic_gradients_match_autodiff():
     (dict(n_classes=3, center_bias=True), "n_classes > 2"),
     (dict(n_trees=0), "n_trees"),
     (dict(l2_regularization=-1.), "l2"),
-    (dict(tree_complexity=0.1), "Tree complexity"),
-    (dict(pruning_mode="post"), "tree_complexity must be positive"),
-    (dict(pruning_mode="pre"), "tree_complexity must be positive"),
 ])
 def test_classifier_refuses_bad_or_unported_options(kwargs, option):
   with pytest.raises(ValueError, match=option):
     estimators.BoostedTreesClassifier(data.columns(tf.feature_column),
                                       n_batches_per_layer=1, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, option", [
+    (dict(tree_complexity=0.1), "Tree complexity"),
+    (dict(pruning_mode="post"), "tree_complexity must be positive"),
+    (dict(pruning_mode="pre"), "tree_complexity must be positive"),
+])
+def test_pruning_options_are_refused_at_train(kwargs, option, tmp_path):
+  """As in 2.8 (its grower checked them): the constructor accepts them,
+  train() refuses them before any checkpoint."""
+  estimator = estimators.BoostedTreesClassifier(
+      data.bucketized_columns(tf.feature_column), n_batches_per_layer=1,
+      model_dir=str(tmp_path / "model"),
+      config=run_config_lib.RunConfig(engine="graph"), **kwargs)
+  with pytest.raises(ValueError, match=option):
+    estimator.train(data.input_fns(data.BINARY)[0], max_steps=1)
+  assert not os.path.exists(str(tmp_path / "model" / "checkpoint"))
 
 
 def test_regressor_refuses_center_bias_with_label_dimension_2():

@@ -139,6 +139,9 @@ def test_install_makes_the_real_module_paths_importable():
       assert export.ServingInputReceiver is ec.export.ServingInputReceiver
       assert export.SINGLE_FEATURE_DEFAULT_NAME == "feature"
       assert export_lib.PredictOutput is ec.export.PredictOutput
+      # TensorFlow's map, which the Estimator's export_lib re-exported.
+      assert export_lib.EXPORT_TAG_MAP[ModeKeys.PREDICT] == ["serve"]
+      assert export_lib.EXPORT_TAG_MAP[ModeKeys.EVAL] == ["eval"]
       supervised = ec.export.supervised
       for name in ("SupervisedInputReceiver", "UnsupervisedInputReceiver",
                    "build_raw_supervised_input_receiver_fn",

@@ -9,6 +9,7 @@
 # tests/boosted_trees_goldens/.
 #
 #   tools/record_boosted_trees_goldens.sh          # every boosted_trees_* program
+#                                                  # and the SavedModel exports
 #   tools/record_boosted_trees_goldens.sh boosted_trees_regressor
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,3 +32,7 @@ for p in "${programs[@]}"; do
   PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" -m migration.recorders.golden_recorder \
     --program "$p" --out "tests/boosted_trees_goldens/$p"
 done
+if [ $# -eq 0 ]; then
+  # 2.8's SavedModel exports (tests/boosted_trees_goldens/export/).
+  PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" tools/record_boosted_trees_export.py
+fi

@@ -111,7 +111,8 @@ MODULES: Tuple[ModulePath, ...] = (
                        "SINGLE_LABEL_DEFAULT_NAME",
                        "SINGLE_RECEIVER_DEFAULT_NAME"))),
     ModulePath("export.export_lib", "estimator_compat.export",
-               _RECEIVER_NAMES + _SUPERVISED_NAMES + _OUTPUT_NAMES),
+               _RECEIVER_NAMES + _SUPERVISED_NAMES + _OUTPUT_NAMES + (
+                   "EXPORT_TAG_MAP=saved_model_writer.EXPORT_TAG_MAP",)),
     ModulePath("export.export_output", "estimator_compat.export",
                _OUTPUT_NAMES),
     ModulePath("inputs", "estimator_compat.inputs", ()),

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Optional
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.saved_model import model_utils
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from estimator_compat.checkpoints import checkpoint_files
@@ -26,6 +27,9 @@ _TAGS = {
     ModeKeys.TRAIN: [tf.saved_model.TRAINING],
     ModeKeys.EVAL: ["eval"],
 }
+# `export_lib.EXPORT_TAG_MAP`: the Estimator re-exported TensorFlow's own map
+# of each mode's MetaGraph tags (the same tags as _TAGS).
+EXPORT_TAG_MAP = model_utils.EXPORT_TAG_MAP
 
 
 def _add_meta_graph(builder, setup: ModelSetup, mode: str,

@@ -171,7 +171,8 @@ def _hparams(n_trees, max_depth, learning_rate, l1_regularization,
       l2_regularization, tree_complexity, min_node_weight, center_bias,
       pruning_mode, quantile_sketch_epsilon)
   growers.validate(hparams)
-  growers.parse_pruning_mode(hparams)
+  # The pruning options are checked when train() builds the grower, as in
+  # 2.8: evaluate() and predict() accept them.
   return hparams
 
 

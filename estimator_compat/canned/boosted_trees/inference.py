@@ -7,18 +7,21 @@ columns' quantile boundaries as
 `boosted_trees/QuantileAccumulator:0_bucket_boundaries_<i>`. Here
 SaveableObjects under those names restore them into plain variables, float
 features are bucketized with TF ops (features.bucketize), and the trees are
-walked in Python (`py_func`) as BoostedTreesPredict did: each example goes
-left where its bucket is <= a bucketized split's threshold (== a
-categorical split's value), and the logit is the sum over trees of tree
-weight x leaf value.
+walked with standard TF ops (tree_graph.py) as BoostedTreesPredict did:
+each example goes left where its bucket is <= a bucketized split's
+threshold (== a categorical split's value), and the logit is the sum over
+trees of tree weight x leaf value. `ensemble_logits` is the same walk in
+NumPy, on a serialized ensemble.
 """
 
 from typing import List, Sequence
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.ops import resources
 from tensorflow.python.training.saving import saveable_object
 
+from estimator_compat.canned.boosted_trees import tree_graph
 from estimator_compat.canned.boosted_trees import tree_proto
 
 
@@ -30,14 +33,29 @@ def _restorable_variable(initial_value, dtype, name: str, shape=None):
                                name=name, use_resource=True, shape=shape)
 
 
-class _TensorsSaveable(saveable_object.SaveableObject):
-  """Saves and restores `variables` under checkpoint keys `names`."""
+def _resource_tensor(variable, name: str) -> tf.Tensor:
+  """The variable's handle as a tensor of op `name` exactly: the op 2.8's
+  ensemble or quantile resource had (its SavedModel's graph held them)."""
+  graph = tf.compat.v1.get_default_graph()
+  taken = name in {op.name for op in graph.get_operations()}
+  # A trailing slash names the op as it is (no scope, no suffix).
+  return tf.identity(variable.handle, name=None if taken else name + "/")
 
-  def __init__(self, variables, names: Sequence[str], name: str):
+
+class _TensorsSaveable(saveable_object.SaveableObject):
+  """Saves and restores `variables` under checkpoint keys `names`.
+
+  Named after the tensor of 2.8's resource op `resource_name`
+  (`boosted_trees:0`): a SavedModel's MetaGraph lists the SAVEABLE_OBJECTS
+  collection by name, and loading it looks them up in the graph.
+  """
+
+  def __init__(self, variables, names: Sequence[str], resource_name: str):
     self._variables = variables
     specs = [saveable_object.SaveSpec(v.read_value(), "", key)
              for v, key in zip(variables, names)]
-    super().__init__(variables[0], specs, name)
+    super().__init__(variables[0], specs,
+                     _resource_tensor(variables[0], resource_name).name)
 
   def restore(self, restored_tensors, restored_shapes):
     del restored_shapes
@@ -58,9 +76,20 @@ def ensemble_variables(scope: str):
   return serialized, stamp
 
 
+def _initialized_without_checkpoint(variables) -> None:
+  """Shared resources: the Scaffold's init op starts them empty where no
+  checkpoint restores them (2.8's predict() before any training gave the
+  empty ensemble's zero logits)."""
+  for variable in variables:
+    resources.register_resource(variable.handle, variable.initializer,
+                                variable.is_initialized())
+
+
 def restored_ensemble(scope: str) -> tf.Variable:
   """The serialized ensemble, restored from `<scope>:0_serialized`."""
-  return ensemble_variables(scope)[0]
+  serialized, stamp = ensemble_variables(scope)
+  _initialized_without_checkpoint([serialized, stamp])
+  return serialized
 
 
 def boundary_variables(scope: str, accumulator_name: str,
@@ -86,8 +115,9 @@ def restored_boundaries(scope: str, accumulator_name: str,
                         num_streams: int) -> List[tf.Tensor]:
   """Each float feature's quantile boundaries, restored from the quantile
   accumulator's keys."""
-  return [tf.reshape(v.read_value(), [-1])
-          for v in boundary_variables(scope, accumulator_name, num_streams)]
+  variables = boundary_variables(scope, accumulator_name, num_streams)
+  _initialized_without_checkpoint(variables)
+  return [tf.reshape(v.read_value(), [-1]) for v in variables]
 
 
 def _leaf_values(leaf, logits_dimension: int) -> np.ndarray:
@@ -122,14 +152,7 @@ def ensemble_logits(serialized: bytes, features: Sequence[np.ndarray],
 
 def predict(serialized: tf.Tensor, features: Sequence[tf.Tensor],
             logits_dimension: int) -> tf.Tensor:
-  """The ensemble's logits for bucketized `features`, in the graph."""
-
-  def run(serialized_value, *feature_values):
-    return ensemble_logits(serialized_value, feature_values,
-                           logits_dimension)
-
-  logits = tf.compat.v1.py_func(run, [serialized] + list(features),
-                                tf.float32, stateful=False,
-                                name="BoostedTreesPredict")
-  batch = tf.shape(features[0])[0]
-  return tf.reshape(logits, [batch, logits_dimension])
+  """The ensemble's logits for bucketized `features`, in the graph, with
+  standard ops only (tree_graph.py): evaluation, prediction and the
+  exported SavedModel need no BoostedTrees kernel and no `py_func`."""
+  return tree_graph.predict(serialized, features, logits_dimension)

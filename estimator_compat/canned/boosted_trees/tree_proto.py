@@ -13,7 +13,7 @@ from google.protobuf import descriptor_pb2
 from google.protobuf import descriptor_pool
 from google.protobuf import message_factory
 
-_PACKAGE = "tensorflow.boosted_trees"
+PACKAGE = "tensorflow.boosted_trees"
 _F = descriptor_pb2.FieldDescriptorProto
 _OPTIONAL, _REPEATED = _F.LABEL_OPTIONAL, _F.LABEL_REPEATED
 
@@ -93,9 +93,10 @@ _MESSAGES = {
 }
 
 
-def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
+def file_descriptor() -> descriptor_pb2.FileDescriptorProto:
+  """The schema as a FileDescriptorProto (also decode_proto's source)."""
   proto = descriptor_pb2.FileDescriptorProto(
-      name="estimator_compat/boosted_trees.proto", package=_PACKAGE,
+      name="estimator_compat/boosted_trees.proto", package=PACKAGE,
       syntax="proto3")
   for name, (fields, oneofs) in _MESSAGES.items():
     message = proto.message_type.add(name=name)
@@ -105,7 +106,7 @@ def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
       entry = message.field.add(name=field, number=number, type=kind,
                                 label=label)
       if type_name:
-        entry.type_name = f".{_PACKAGE}.{type_name}"
+        entry.type_name = f".{PACKAGE}.{type_name}"
       if oneof_index is not None:
         entry.oneof_index = oneof_index
   return proto
@@ -113,12 +114,20 @@ def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
 
 def _classes():
   pool = descriptor_pool.DescriptorPool()
-  pool.Add(_file_descriptor())
+  pool.Add(file_descriptor())
   return {name: message_factory.GetMessageClass(
-      pool.FindMessageTypeByName(f"{_PACKAGE}.{name}")) for name in _MESSAGES}
+      pool.FindMessageTypeByName(f"{PACKAGE}.{name}")) for name in _MESSAGES}
 
 
 _CLASSES = _classes()
+MESSAGE_NAMES = tuple(_MESSAGES)
+
+
+def message_class(name: str):
+  """The message class `name` (one of MESSAGE_NAMES)."""
+  return _CLASSES[name]
+
+
 TreeEnsemble = _CLASSES["TreeEnsemble"]
 Tree = _CLASSES["Tree"]
 Node = _CLASSES["Node"]
