@@ -233,6 +233,17 @@ def test_tf1_mode_program_trains_under_mirrored_strategy(strategy):
   assert abs(out["eval"]["loss"] - 1.22845) < 1e-5
 
 
+@pytest.mark.parametrize("engine", ["default", "graph"])
+def test_tf1_mode_eval_distribute_alone_trains_without_a_strategy(engine):
+  # The Estimator trained such a config plainly and evaluated it on its one
+  # replica; the graph engine crashed on the missing train_distribute
+  # (AttributeError, found by distribute_strategy_estimator_integration_test).
+  out, _ = _tf1_mode_program(engine, "eval_distribute_only")
+  plain, _ = _tf1_mode_program(engine)
+  assert "error" not in out, out
+  assert out == plain
+
+
 def test_tf1_mode_eval_distribute_is_a_clear_error():
   out, _ = _tf1_mode_program("default", "eval_distribute")
   assert out["error"] == "UnsupportedOnFunctionEngine"

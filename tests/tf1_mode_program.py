@@ -5,7 +5,8 @@ prints what train / evaluate / predict gave, as JSON, or the error of the
 first call that failed. argv[1]: "default" or an engine name to choose;
 argv[2] (optional): "mirrored" / "mirrored_v1" trains under a TF2 / TF1
 MirroredStrategy on two CPUs (16 rows, 2 per replica), "eval_distribute"
-also evaluates under one.
+also evaluates under one; "eval_distribute_only" sets only eval_distribute
+(a OneDeviceStrategy) and trains without a strategy.
 """
 
 import json
@@ -52,7 +53,9 @@ def mirrored_input_fn():
 def main(engine, strategy):
   kwargs = {"engine": None if engine == "default" else engine}
   train_input_fn = input_fn
-  if strategy != "none":
+  if strategy == "eval_distribute_only":
+    kwargs["eval_distribute"] = tf.distribute.OneDeviceStrategy("/cpu:0")
+  elif strategy != "none":
     devices = ["/cpu:0", "/cpu:1"]
     kwargs["train_distribute"] = (
         tf.compat.v1.distribute.MirroredStrategy(devices)

@@ -99,14 +99,18 @@ def wanted(config: Any, choices: Choices) -> bool:
   Raises:
     ValueError: a strategy the graph engine cannot run, with the fix.
   """
-  if not strategies.fields_set(config, choices.strategy):
+  fields = strategies.fields_set(config, choices.strategy)
+  if not fields:
     return False
   reason = unsupported(config, choices)
   if reason:
     raise ValueError(
         f"A strategy is set but {reason}. Fix: use the function engine "
         "(keep eager execution on and set no engine), or drop the strategy.")
-  return True
+  # eval_distribute alone: train() runs without a strategy, as the
+  # Estimator trained such a config (it crashed here on a None
+  # train_distribute).
+  return any(field != "eval_distribute" for field in fields)
 
 
 def is_multi_worker(config: Any) -> bool:
