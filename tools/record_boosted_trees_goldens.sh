@@ -8,8 +8,9 @@
 # PATH). Run by hand when a program changes; tests only read the committed
 # tests/boosted_trees_goldens/.
 #
-#   tools/record_boosted_trees_goldens.sh          # every boosted_trees_* program
-#                                                  # and the SavedModel exports
+#   tools/record_boosted_trees_goldens.sh          # every boosted_trees_* program,
+#                                                  # the SavedModel exports and the
+#                                                  # tutorial program
 #   tools/record_boosted_trees_goldens.sh boosted_trees_regressor
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   PY="${PY:-python3.10}"
   "$PY" -m venv "$VENV"
   "$VENV/bin/pip" install -q "tensorflow==2.8.4" "tensorflow-estimator==2.8.0" \
-    "keras==2.8.0" "numpy<1.24" "protobuf<3.20"
+    "keras==2.8.0" "numpy<1.24" "protobuf<3.20" "pandas<2"
 fi
 programs=("$@")
 if [ ${#programs[@]} -eq 0 ]; then
@@ -35,4 +36,7 @@ done
 if [ $# -eq 0 ]; then
   # 2.8's SavedModel exports (tests/boosted_trees_goldens/export/).
   PYTHONPATH=. TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" tools/record_boosted_trees_export.py
+  # The TF docs' boosted-trees tutorial program, run several times
+  # (tests/legacy_programs/goldens/boosted_trees_tutorial.json).
+  TF_CPP_MIN_LOG_LEVEL=2 "$VENV/bin/python" tools/record_boosted_trees_tutorial.py
 fi
