@@ -79,7 +79,12 @@ class PredictionBatches:
 
       def one_batch(ran, ended, values, shapes):
         del ended
-        optional = iterator[0].get_next_as_optional()
+        # TensorFlow orders stateful ops within one iteration only: without
+        # this chain, a batch's model ops (a random stream's counter, a
+        # variable) could run before the previous batch's (`ran` comes out
+        # of an iteration once its batch ran).
+        with tf.control_dependencies([ran]):
+          optional = iterator[0].get_next_as_optional()
 
         def run():
           outputs = pruned(*tf.nest.flatten(optional.get_value(),
@@ -98,8 +103,9 @@ class PredictionBatches:
         values = [ta.write(ran, v) for ta, v in zip(values, flat)]
         shapes = [ta.write(ran, v) for ta, v in zip(shapes, shape)]
         has_value = optional.has_value()
-        return (ran + tf.cast(has_value, tf.int32), tf.logical_not(has_value),
-                values, shapes)
+        with tf.control_dependencies(flat + shape):
+          ran = ran + tf.cast(has_value, tf.int32)
+        return ran, tf.logical_not(has_value), values, shapes
 
       ran, _, values, shapes = tf.while_loop(
           going, one_batch, (tf.constant(0), tf.constant(False), values,
