@@ -1,5 +1,7 @@
 """CI runs each test once: pytest the slow part, Bazel the rest (BUILD)."""
 
+import ast
+import glob
 import os
 import subprocess
 import sys
@@ -38,4 +40,85 @@ def test_pytest_part_keeps_slow_files_and_slow_functions_only():
   assert _collected("tests/test_ci_split.py",
                     ESTIMATOR_COMPAT_BAZEL_PART="skip") == {
                         "test_build_slow_tests_are_read_from_build",
-                        "test_pytest_part_keeps_slow_files_and_slow_functions_only"}
+                        "test_pytest_part_keeps_slow_files_and_slow_functions_only",
+                        "test_bazel_tests_have_every_file_they_name"}
+
+
+def _build_targets():
+  """BUILD's targets as {name: (their srcs and data, their deps)}.
+
+  BUILD is Starlark that Python runs as well: its rules are evaluated here
+  with glob() over this checkout.
+  """
+  targets = {}
+
+  def expand(patterns, exclude=()):
+    def matching(pattern):
+      return {os.path.relpath(f, ROOT)
+              for f in glob.glob(os.path.join(ROOT, pattern), recursive=True)
+              if os.path.isfile(f)}
+    files = set().union(*map(matching, patterns))
+    return sorted(files.difference(*map(matching, exclude)))
+
+  def rule(name, srcs=(), data=(), deps=(), **unused):
+    targets[name] = (set(srcs) | set(data), [d.lstrip(":") for d in deps])
+
+  scope = dict(glob=expand, package=lambda **unused: None, py_library=rule,
+               py_binary=rule, py_test=rule)
+  with open(os.path.join(ROOT, "BUILD"), encoding="utf-8") as f:
+    exec(compile(f.read(), "BUILD", "exec"), scope)  # pylint: disable=exec-used
+  return targets
+
+
+def _runfiles(targets, name):
+  files, todo, seen = set(), [name], set()
+  while todo:
+    target = todo.pop()
+    if target not in seen:
+      seen.add(target)
+      files |= targets[target][0]
+      todo.extend(targets[target][1])
+  return files
+
+
+def _named_paths(test_file):
+  """Repository paths a test file names: a string constant such as
+  "tools/x.py", or the constant parts of an os.path.join(ROOT, "tools",
+  "x.py") call."""
+  with open(test_file, encoding="utf-8") as f:
+    tree = ast.parse(f.read())
+  names = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+      if "/" in node.value and not node.value.startswith("/"):
+        names.add(node.value)
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+          and node.func.attr == "join"):
+      parts = [a.value for a in node.args
+               if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+      if parts:
+        names.add(os.path.join(*parts))
+  return {n for n in names if os.path.exists(os.path.join(ROOT, n))}
+
+
+def test_bazel_tests_have_every_file_they_name():
+  # Three CI runs failed on a file a new test reads but the Bazel target
+  # lacked (its runfiles hold only what BUILD lists).
+  targets = _build_targets()
+  slow = conftest.bazel_slow_files()
+  missing = []
+  for path in sorted(glob.glob(os.path.join(ROOT, "tests", "test_*.py"))):
+    name = os.path.basename(path)[:-len(".py")]
+    if name in slow:
+      continue
+    files = _runfiles(targets, name)
+    for named in sorted(_named_paths(path)):
+      if os.path.isdir(os.path.join(ROOT, named)):
+        found = any(f.startswith(named.rstrip("/") + "/") for f in files)
+      else:
+        found = os.path.normpath(named) in files
+      if not found:
+        missing.append(f"{name}: {named}")
+  assert len(targets) > 60  # Every py_test was read.
+  assert not missing, ("Files the Bazel targets lack (add them to the "
+                       "py_test data in BUILD): " + ", ".join(missing))
