@@ -11,6 +11,7 @@ import tensorflow as tf
 
 import estimator_compat as ec
 from estimator_compat import v1
+from estimator_compat.canned import dnn
 from estimator_compat.canned.dnn_model import check_units
 
 _TF215_VARIABLES = [
@@ -36,16 +37,23 @@ def _input_fn():
       ({"x": x}, np.arange(4.0, dtype=np.float32))).batch(2)
 
 
+def _trained(regressor_class, model_dir):
+  """A DNN regressor with dropout and batch norm, after two steps, and the
+  names of its checkpoint's variables."""
+  regressor = regressor_class(
+      hidden_units=[3],
+      feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
+      dropout=0.5, batch_norm=True, model_dir=str(model_dir),
+      config=ec.RunConfig(tf_random_seed=1))
+  regressor.train(_input_fn, steps=2)
+  return regressor, sorted(
+      name for name, _ in tf.train.list_variables(str(model_dir)))
+
+
 def test_dropout_and_batch_norm_train_the_estimators_variables(
     engine_name, tmp_path):
   del engine_name
-  regressor = ec.DNNRegressor(
-      hidden_units=[3],
-      feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
-      dropout=0.5, batch_norm=True, model_dir=str(tmp_path),
-      config=ec.RunConfig(tf_random_seed=1))
-  regressor.train(_input_fn, steps=2)
-  names = sorted(name for name, _ in tf.train.list_variables(str(tmp_path)))
+  regressor, names = _trained(ec.DNNRegressor, tmp_path)
   assert names == _TF215_VARIABLES
   moving_mean = tf.train.load_variable(
       str(tmp_path), "dnn/hiddenlayer_0/batchnorm_0/moving_mean")
@@ -75,11 +83,14 @@ def test_the_v1_dnn_with_dropout_and_batch_norm(engine, tmp_path, monkeypatch):
     monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", engine)
   else:
     monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
-  regressor = v1.DNNRegressor(
-      hidden_units=[3],
-      feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
-      dropout=0.5, batch_norm=True, model_dir=str(tmp_path),
-      config=ec.RunConfig(tf_random_seed=1))
-  regressor.train(_input_fn, steps=2)
-  names = sorted(name for name, _ in tf.train.list_variables(str(tmp_path)))
+  regressor, names = _trained(v1.DNNRegressor, tmp_path)
   assert names == _TF215_V1_VARIABLES
+
+
+def test_the_v2_model_fn_for_a_tpu_is_refused_with_the_fix():
+  # docs/known_differences.md, dnn-model-fn-v2-use-tpu.
+  features, labels = next(iter(_input_fn()))
+  with pytest.raises(NotImplementedError, match="Fix: use_tpu=False"):
+    dnn.dnn_model_fn_v2(
+        features, labels, ec.ModeKeys.TRAIN, ec.RegressionHead(), [3],
+        [tf.feature_column.numeric_column("x", shape=(2,))], use_tpu=True)

@@ -98,8 +98,11 @@ def dnn_model_fn_v2(features, labels, mode, head, hidden_units,
   del config  # The v2 DNN partitions nothing.
   if use_tpu:
     raise NotImplementedError(
-        "dnn_model_fn_v2(use_tpu=True) builds a TPUEstimatorSpec, which "
-        "estimator_compat does not support. Fix: use_tpu=False.")
+        "dnn_model_fn_v2(use_tpu=True) builds the head's TPUEstimatorSpec "
+        "for a TPU, which estimator_compat's heads do not build "
+        "(docs/known_differences.md, dnn-model-fn-v2-use-tpu). Fix: "
+        "use_tpu=False (the same model, also under TPUEstimator with "
+        "use_tpu=False).")
   validate_features(features)
   logits, trainable_variables, update_ops = dnn_model.build_logits_v2(
       head.logits_dimension, hidden_units, feature_columns, activation_fn,
