@@ -135,6 +135,25 @@ def test_the_flags_choice_is_a_frozen_value_passed_in_not_the_environment():
     strategies.StrategyChoice("horovod")
 
 
+def test_strategies_from_a_name_are_new_per_call_but_per_process_ones(
+    monkeypatch):
+  # No module-level cache of strategies beyond what TensorFlow keeps per
+  # process (the multi-worker collective context, the PS cluster).
+  # (A stand-in for the multi-worker strategy: a real one would configure
+  # this test process's collective ops for good.)
+  monkeypatch.setattr(tf.distribute, "MultiWorkerMirroredStrategy", object)
+  monkeypatch.setattr(strategies, "_built", {})
+  config = tfe.RunConfig()
+  for name in ("one_device", "mirrored"):
+    choice = strategies.StrategyChoice(name)
+    first = strategies.for_training(config, choice)
+    second = strategies.for_training(config, choice)
+    assert type(first) is type(second) and first is not second, name
+  choice = strategies.StrategyChoice("multi_worker_mirrored")
+  assert (strategies.for_training(config, choice) is
+          strategies.for_training(config, choice))
+
+
 # TF1 strategy objects in RunConfig. The real Estimator (TF 2.15) trains and
 # evaluates under each of them, without TF_CONFIG, exactly as without a
 # strategy (global_step 6, the same kernel and metrics), eager execution on

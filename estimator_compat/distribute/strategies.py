@@ -10,8 +10,10 @@ In this order, as the Estimator decided (plus the binary's flag):
    in, with the engine, as `Choices`;
 3. TF_CONFIG: a cluster with `ps` tasks and no strategy means
    parameter-server training (legacy between-graph programs).
-The default strategy means "no strategy". Strategies built from a name are
-built once per process (collective and coordinator state is per process);
+The default strategy means "no strategy". A strategy built from a name is
+new per call, except the parameter-server and multi-worker ones, built once
+per process (TensorFlow keeps their cluster connection and collective
+context per process; the ClusterCoordinator lives as long as its strategy);
 a TF1 strategy object of RunConfig is converted once per object.
 """
 
@@ -108,22 +110,23 @@ def _parameter_server(config: Any,
 
 def _build(name: str, config: Any,
            choice: StrategyChoice) -> Optional[tf.distribute.Strategy]:
+  """The strategy `name` means: a new one per call, except where TensorFlow
+  keeps per-process state (the parameter-server cluster connection, the
+  multi-worker collective context), which is built once per process."""
   if name == "default":
     return None
   if name == "parameter_server":
     return _parameter_server(config, choice)
+  if name == "one_device":
+    gpus = tf.config.list_logical_devices("GPU")
+    return tf.distribute.OneDeviceStrategy("/gpu:0" if gpus else "/cpu:0")
+  if name == "mirrored":
+    # All GPUs; without GPUs, every logical CPU (one unless configured).
+    devices = None if tf.config.list_logical_devices("GPU") else [
+        d.name for d in tf.config.list_logical_devices("CPU")]
+    return tf.distribute.MirroredStrategy(devices)
   if name not in _built:
-    if name == "one_device":
-      gpus = tf.config.list_logical_devices("GPU")
-      _built[name] = tf.distribute.OneDeviceStrategy(
-          "/gpu:0" if gpus else "/cpu:0")
-    elif name == "mirrored":
-      # All GPUs; without GPUs, every logical CPU (one unless configured).
-      devices = None if tf.config.list_logical_devices("GPU") else [
-          d.name for d in tf.config.list_logical_devices("CPU")]
-      _built[name] = tf.distribute.MirroredStrategy(devices)
-    elif name == "multi_worker_mirrored":
-      _built[name] = tf.distribute.MultiWorkerMirroredStrategy()
+    _built[name] = tf.distribute.MultiWorkerMirroredStrategy()
   return _built[name]
 
 
