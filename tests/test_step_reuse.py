@@ -110,9 +110,12 @@ def test_a_kernel_state_op_is_never_kept(tmp_path, reused):
   def model_fn(features, labels, mode, params):
     if mode != "infer":
       return models.classifier_fn(features, labels, mode, params)
-    draw = tf.random.categorical(tf.zeros([1, 50]), 2, seed=3)[0]
+    # Its state lives in its kernel: a kept function would go on drawing
+    # where the previous call stopped.
+    draw = tf.random.categorical(tf.zeros([1, 50]), 1, seed=3)[0]
     return tfe.EstimatorSpec(
-        mode, predictions={"draw": tf.tile(draw, [BATCH // 2])})
+        mode, predictions={"draw": draw + tf.cast(features["x"][:, 0] > 9,
+                                                  tf.int64)})
 
   est = models.estimator(tmp_path, model_fn=model_fn, engine="function")
   est.train(models.input_fn(), steps=2)

@@ -73,10 +73,16 @@ def digest(graph: tf.Graph, mode: str, names: List[str]) -> Optional[bytes]:
   return key.digest()
 
 
-def _concrete(function: Any) -> List[Any]:
+def _traced_once(function: Any) -> Optional[Any]:
+  """The concrete function to keep of `function`, or None.
+
+  A loop (a tf.function) is kept as the one concrete function it traced: it
+  is never traced again (a trace would run the old call's Python).
+  """
   if hasattr(function, "_list_all_concrete_functions"):
-    return list(function._list_all_concrete_functions())  # pylint: disable=protected-access
-  return [function]
+    concrete = function._list_all_concrete_functions()  # pylint: disable=protected-access
+    return concrete[0] if len(concrete) == 1 else None
+  return function
 
 
 class KeptSteps:
@@ -100,36 +106,37 @@ class KeptSteps:
       kept = {}
       for key, entry in entries.items():
         function = entry[0] if isinstance(entry, tuple) else entry
-        bindings = self._bind(function, positions, own_handles)
-        if bindings is not None:
-          kept[key] = entry
-          self._bindings.extend(bindings)
+        if function is None or function is False:
+          continue
+        concrete = _traced_once(function)
+        slots = self._bind(concrete, positions, own_handles)
+        if slots is not None:
+          kept[key] = ((concrete,) + entry[1:] if isinstance(entry, tuple)
+                       else concrete)
+          self._bindings.append((concrete, slots))
       self.functions[table] = kept
     self.before_end: Optional[Tuple[tf.Variable, tf.Variable]] = None
     self.own: List[tf.Variable] = list(own)
 
   @staticmethod
-  def _bind(function: Any, positions: Dict[int, int],
-            own_handles: set) -> Optional[List[Tuple[Any, List[Any]]]]:
-    if function is None or function is False:
+  def _bind(concrete: Any, positions: Dict[int, int],
+            own_handles: set) -> Optional[List[Any]]:
+    """Per capture of `concrete`: an external's position or a loop's own
+    variable handle; None if it captured anything else of the old call."""
+    captures = getattr(concrete, "_captured_inputs", None)
+    if captures is None:
       return None
-    bindings = []
-    for concrete in _concrete(function):
-      captures = getattr(concrete, "_captured_inputs", None)
-      if captures is None:
+    slots = []
+    for capture in captures:
+      if callable(capture):
         return None
-      slots = []
-      for capture in captures:
-        if callable(capture):
-          return None
-        if id(capture) in positions:
-          slots.append(positions[id(capture)])
-        elif id(capture) in own_handles:
-          slots.append(capture)
-        else:
-          return None  # Something of the old call only: not kept.
-      bindings.append((concrete, slots))
-    return bindings
+      if id(capture) in positions:
+        slots.append(positions[id(capture)])
+      elif id(capture) in own_handles:
+        slots.append(capture)
+      else:
+        return None
+    return slots
 
   def unbind(self) -> None:
     """Drops the references to the call's captures (its iterator)."""
