@@ -16,6 +16,7 @@ import estimator_compat as tfe
 
 from estimator_compat.engines import controller
 from estimator_compat.engines.function import step_reuse
+from estimator_compat.engines.function.traced_model import TracedModel
 from tests import models
 
 ROWS, BATCH = 80, 8  # 10 batches.
@@ -32,16 +33,29 @@ def _reused(monkeypatch):
   monkeypatch.setattr(controller, "SINGLE_BATCHES_FIRST", 0)
   monkeypatch.setattr(step_reuse, "_KEPT", {})  # None from other tests.
   reused = []
-  original = step_reuse.take
+  original = TracedModel._adopt  # pylint: disable=protected-access
 
-  def take(key):
-    kept = original(key)
-    if key is not None:
+  def adopt(self, kept):
+    if self._reuse_key is not None:  # pylint: disable=protected-access
       reused.append(kept is not None)
-    return kept
+    return original(self, kept)
 
-  monkeypatch.setattr(step_reuse, "take", take)
+  monkeypatch.setattr(TracedModel, "_adopt", adopt)
   return reused
+
+
+@pytest.fixture(name="prunes")
+def _prunes(monkeypatch):
+  """How many functions were pruned from a trace so far."""
+  prunes = []
+  original = TracedModel._prune_wrapped  # pylint: disable=protected-access
+
+  def counted(self, feeds, fetches):
+    prunes.append(1)
+    return original(self, feeds, fetches)
+
+  monkeypatch.setattr(TracedModel, "_prune_wrapped", counted)
+  return prunes
 
 
 def _assert_equal(got, want):
@@ -66,12 +80,14 @@ def test_evaluations_see_each_new_checkpoint(tmp_path, reused):
   assert reused == [False, True, True, True, True, True]
 
 
-def test_metrics_start_from_zero_in_each_call(tmp_path, reused):
+def test_metrics_start_from_zero_in_each_call(tmp_path, reused, prunes):
   est = models.estimator(tmp_path, engine="function")
   est.train(models.input_fn(), steps=2)
   first = est.evaluate(_input_fn, steps=7)
+  pruned = len(prunes)
   second = est.evaluate(_input_fn, steps=7)
   assert reused == [False, True]
+  assert len(prunes) == pruned  # The second call pruned nothing.
   _assert_equal(second, first)
   single = models.estimator(tmp_path, engine="function", steps_per_loop=1)
   _assert_equal(second, single.evaluate(_input_fn, steps=7))
