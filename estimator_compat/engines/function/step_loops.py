@@ -63,7 +63,7 @@ class StepLoops:
   """TracedModel's loops of steps (mixed into TracedModel).
 
   Uses the trace's `_function`, `_loop_function`, `_fetches`, `_loops`,
-  `_advance_loops`, `_before_end` and `step_after_name`.
+  `_advance_loops`, `_before_end`, `_own_variables` and `step_after_name`.
   """
 
   _before_end: Optional[Tuple[tf.Variable, tf.Variable]]
@@ -106,6 +106,7 @@ class StepLoops:
           tf.Variable(0, dtype=tf.int64, trainable=False),
           tf.Variable(tf.zeros([], self._fetches[LOSS].dtype),
                       shape=tf.TensorShape(None), trainable=False))
+      self._own_variables.extend(self._before_end)
     return self._before_end
 
   def steps_before_end(self) -> Tuple[int, Any]:
@@ -133,6 +134,7 @@ class StepLoops:
       plain = self._function(())
       with tf.init_scope():
         ran = tf.Variable(0, dtype=tf.int64, trainable=False)
+      self._own_variables.append(ran)
 
       def run_plain(n):
         # Counted only once the step's outputs exist: a step whose input

@@ -31,6 +31,7 @@ from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
 from estimator_compat.engines import summary_read_order
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import random_streams
+from estimator_compat.engines.function import step_reuse
 from estimator_compat.engines.function import tables
 from estimator_compat.engines.function import tf1_code
 from estimator_compat.engines.function.legacy_updates import (
@@ -189,10 +190,56 @@ class TracedModel(StepLoops, PredictionBatches):
     self._before_end: Optional[Tuple[tf.Variable, tf.Variable]] = None
     # Every function made from the trace, for release().
     self._functions: List[Any] = []
+    # The loops' own helper variables (reset by each loop call).
+    self._own_variables: List[tf.Variable] = []
+    self._reuse_key = self._steps_key()
+    self._adopt(step_reuse.take(self._reuse_key))
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
     self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
                                 self._input_ops)
+
+  def _steps_key(self) -> Optional[bytes]:
+    """The key under which this trace's steps are kept, or None."""
+    if (self._mode == ModeKeys.TRAIN or self._strategy is not None or
+        self._table_initializers):
+      return None
+    names = [f"{key}={getattr(value, 'name', value)}"
+             for key, value in sorted(self._fetches.items(), key=str)]
+    names += [getattr(v, "name", str(v))
+              for v in tf.nest.flatten(self.metric_values)]
+    names.append(str(self.read_tensor_name))
+    return step_reuse.digest(self.graph, self._mode, names)
+
+  def _adopt(self, kept: Optional[step_reuse.KeptSteps]) -> None:
+    """Takes over an earlier call's steps of the same trace, bound anew."""
+    if kept is None:
+      return
+    kept.bind(self.graph.external_captures)
+    self._pruned.update(kept.functions["pruned"])
+    self._loops.update(kept.functions["loops"])
+    self._advance_loops.update(kept.functions["advance"])
+    self._batches_loop = kept.functions["batches"].get("loop")
+    self._before_end = kept.before_end
+    self._own_variables = list(kept.own)
+    for table in kept.functions.values():
+      for entry in table.values():
+        self._functions.append(entry[0] if isinstance(entry, tuple)
+                               else entry)
+
+  def _keep(self) -> None:
+    """Keeps this trace's steps, unbound, for a later call of the same."""
+    if self._reuse_key is None:
+      return
+    batches = ({"loop": self._batches_loop} if self._batches_loop
+               else {})
+    kept = step_reuse.KeptSteps(
+        {"pruned": dict(self._pruned), "loops": dict(self._loops),
+         "advance": dict(self._advance_loops), "batches": batches},
+        self.graph.external_captures, self._own_variables)
+    kept.before_end = self._before_end
+    kept.unbind()
+    step_reuse.keep(self._reuse_key, kept)
 
   def _trace(self):
     graph = tf.compat.v1.get_default_graph()
@@ -377,6 +424,7 @@ class TracedModel(StepLoops, PredictionBatches):
     pass, so a process calling train/evaluate/predict in a loop grew by a
     few OS threads per call (issue 28). The functions are not called again.
     """
+    self._keep()
     concrete = [self._wrapped]
     for function in self._functions:
       if isinstance(function, list):
@@ -439,7 +487,12 @@ class TracedModel(StepLoops, PredictionBatches):
                           self._input_ops)
       if needed is not None:
         raise ValueError(f"{needed.name} reads the input batch.")
-      function = self._prune_wrapped([], fetches)
+      key = ("\0without_input",) + tuple(
+          t.name for t in tf.nest.flatten(fetches, expand_composites=True))
+      function = self._pruned.get(key)
+      if function is None:
+        function = self._prune_wrapped([], fetches)
+        self._pruned[key] = function
     except ValueError as e:
       raise ValueError(
           "An eval metric value depends on the input batch, so it cannot be "
