@@ -23,6 +23,20 @@ def test_a_long_remote_error_keeps_its_first_and_last_lines():
       "treated as a transient connectivity failure")
 
 
+def test_a_workers_closure_error_keeps_its_first_and_last_lines():
+  # (A CI run's lost-ps test printed 101 lines: these records, whole.)
+  record = _record(
+      " /job:worker/task:%d encountered the following error when processing "
+      "closure: %r:%s", 1, "UnavailableError()",
+      "Graph execution error:\n\n2 root error(s) found.\n  (0) UNAVAILABLE: "
+      "failed to connect\n  (1) CANCELLED\n0 derived errors ignored.")
+  assert coordinator_log.ShortRemoteErrors().filter(record)
+  assert record.getMessage() == (
+      " /job:worker/task:1 encountered the following error when processing "
+      "closure: 'UnavailableError()':Graph execution error: [...] "
+      "0 derived errors ignored.")
+
+
 def test_short_and_other_records_are_left_alone():
   short = _record("Remote function on worker 0 failed\nignored")
   other = _record("something else\n1\n2\n3")

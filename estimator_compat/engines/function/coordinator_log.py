@@ -2,7 +2,8 @@
 
 When a task of a parameter-server cluster goes away, the coordinator logs
 every failed closure with the whole remote error (gRPC details, node names,
-stack excerpts): a hundred lines or more before our own error, which says
+stack excerpts), twice (the remote function's failure, then the worker's
+closure error): a hundred lines or more before our own error, which says
 what happened and the fix. This filter keeps the first line of each such
 record and the coordinator's verdict ("treated as a transient connectivity
 failure", "ignored"); the full error stays available at DEBUG level.
@@ -13,13 +14,17 @@ import logging
 import tensorflow as tf
 
 _PREFIX = "Remote function on worker"
+# A worker's record of a closure that failed (the whole remote error again).
+_CLOSURE_ERROR = "encountered the following error when processing closure"
 
 
 class ShortRemoteErrors(logging.Filter):
-  """Cuts the coordinator's 'Remote function on worker ... failed' records."""
+  """Cuts the coordinator's 'Remote function on worker ... failed' and
+  '... encountered the following error when processing closure' records."""
 
   def filter(self, record: logging.LogRecord) -> bool:
-    if not (isinstance(record.msg, str) and record.msg.startswith(_PREFIX)):
+    if not (isinstance(record.msg, str) and (
+        record.msg.startswith(_PREFIX) or _CLOSURE_ERROR in record.msg)):
       return True
     lines = record.getMessage().splitlines()
     if len(lines) > 2:
