@@ -64,6 +64,9 @@ setuptools.setup(
     ],
     extras_require={
         "pandas": ["pandas>=2.0"],
+        # benchmarks/: the PNG charts next to each table (benchmarks/charts.py);
+        # the benchmarks print their tables without it.
+        "bench": ["matplotlib>=3.7"],
         # The documentation site (mkdocs.yml): `mkdocs build --strict`.
         "docs": _DOCS,
         # build: the wheel test builds with `python -m build`; ipython:

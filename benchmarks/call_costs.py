@@ -58,6 +58,7 @@ from typing import Any, Callable, Dict, Iterator, List
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import charts  # pylint: disable=g-import-not-at-top,wrong-import-position
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines import graph as graph_engine  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines.function import loops  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -211,6 +212,9 @@ def main() -> int:
                       "threads; steadier than wall time on a shared machine)")
   parser.add_argument("--quick", action="store_true",
                       help="1 round of 100 batches: checks that it runs")
+  parser.add_argument("--png", default=None,
+                      help="also draw each call's phases as stacked bars "
+                      "here (needs matplotlib: pip install -e .[bench])")
   args = parser.parse_args()
   if args.quick:
     args.rounds, args.eval_steps, args.predict_batches = 1, 100, 100
@@ -293,6 +297,13 @@ def main() -> int:
         values = phases[name]
         print(f"| {name} | {statistics.median(values):.4f} | "
               f"{', '.join(f'{v:.4f}' for v in values)} |")
+  charts.maybe(charts.stacked, {
+      f"{call}()": {name: statistics.median(phases[name])
+                    for name in PHASES if name in phases}
+      for call, phases in runs.items()}, path=args.png,
+               title=f"Where a call's time goes (evaluate: {args.eval_steps} "
+               f"steps, predict: {args.predict_batches} batches)",
+               unit="CPU seconds" if args.cpu else "seconds")
   return 0
 
 

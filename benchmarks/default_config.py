@@ -41,6 +41,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import charts  # pylint: disable=g-import-not-at-top,wrong-import-position
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_eval_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -126,6 +127,9 @@ def main() -> int:
   parser.add_argument("--real_estimator_python", default=None,
                       help="python of a TF 2.15 + tensorflow-estimator venv "
                       f"(default: {_REFERENCE} when it exists)")
+  parser.add_argument("--png", default=None,
+                      help="also draw the three tables as bars here (needs "
+                      "matplotlib: pip install -e .[bench])")
   args = parser.parse_args()
   if args.quick:
     args.steps, args.eval_steps, args.rounds = 200, 50, 1
@@ -187,6 +191,14 @@ def main() -> int:
       print(f"- prediction: {a} / {b}: "
             f"{predict_medians[a] / predict_medians[b]:.2f}")
 
+  charts.maybe(charts.bars, {
+      f"{kind}: {name}": value
+      for kind, medians in (("train", train_medians),
+                            ("eval", eval_medians),
+                            ("predict", predict_medians))
+      for name, value in medians.items()}, path=args.png,
+               title="MLP, default RunConfig: steps/s (batches/s) per path",
+               ylabel="steps/s (prediction: batches/s)")
   problems = same_model(args.steps)
   print()
   if problems:

@@ -26,6 +26,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 tfe.install()
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import charts  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
@@ -142,6 +143,9 @@ def main() -> int:
                       help="python of a TF 2.15 + tensorflow-estimator venv "
                       "(tools/record_goldens.sh makes one) to time the real "
                       "Estimator on the same model")
+  parser.add_argument("--png", default=None,
+                      help="also draw the table as bars here (needs "
+                      "matplotlib: pip install -e .[bench])")
   args = parser.parse_args()
   print("| engine | steps/s (median) | runs |")
   print("|---|---|---|")
@@ -183,6 +187,10 @@ def main() -> int:
   ratio("function engine, 1 step/call", "hand-written TF2, 1 step/call")
   ratio("function engine, 50 steps/call", "hand-written TF2, 50 steps/call")
   ratio("function engine, 1 step/call", "graph engine")
+  charts.maybe(charts.bars, {
+      ("real Estimator (TF 2.15)" if name == "real" else name): value
+      for name, value in results.items()}, path=args.png,
+               title=f"Training steps/s per engine ({args.steps} steps)")
   return 0
 
 
