@@ -83,3 +83,60 @@ def test_a_report_that_is_not_coverage_json_is_an_error(tmp_path):
   assert "no 'files' table" in done.stderr and "coverage json" in done.stderr
   missing = _run(str(tmp_path / "absent.json"))
   assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def _fake_root(tmp_path):
+  """A repository root with a package of two modules and the real rcfile."""
+  root = tmp_path / "root"
+  (root / "tools").mkdir(parents=True)
+  (root / "tools" / "coveragerc").write_text(
+      open(os.path.join(ROOT, "tools", "coveragerc")).read())
+  package = root / "estimator_compat"
+  package.mkdir()
+  (package / "__init__.py").write_text("")
+  (package / "half.py").write_text(
+      "def sign(x):\n"
+      "  if x > 0:\n"
+      "    return 1\n"
+      "  return -1\n")
+  (root / "run.py").write_text(
+      "import sys\n"
+      "from estimator_compat import half\n"
+      "print(half.sign(int(sys.argv[1])))\n")
+  (package / "never.py").write_text("def f():\n  return 1\n")
+  return root
+
+
+def test_ci_joins_both_parts_and_fails_under_the_bar(tmp_path):
+  # The functions tools/dev.sh test calls after Bazel (tools/coverage_lib.sh)
+  # on data as its two parts leave it: pytest's in the root, Bazel's in a
+  # folder of its own. half.py is covered only by the two parts together.
+  root = _fake_root(tmp_path)
+  bazel_dir = tmp_path / "bazel"
+  bazel_dir.mkdir()
+  env = {k: v for k, v in os.environ.items()
+         if not k.startswith("COVERAGE_")}
+  env["PYTHONPATH"] = str(root)
+  rc = str(root / "tools" / "coveragerc")
+  for data_dir, arg in ((root, "1"), (bazel_dir, "-1")):
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", "run.py",
+         arg], cwd=root, check=True, timeout=120,
+        env=dict(env, COVERAGE_FILE=str(data_dir / ".coverage")))
+  script = (
+      f"source {os.path.join(ROOT, 'tools', 'coverage_lib.sh')}\n"
+      f"coverage_root={root} coverage_python={sys.executable} "
+      f"coverage_bazel_dir={bazel_dir}\n"
+      "coverage_report total && coverage_bar 85\n")
+  done = subprocess.run(["bash", "-c", script], capture_output=True,
+                        text=True, timeout=120, env=env, check=False)
+  assert done.returncode == 1, done.stdout + done.stderr
+  lines = done.stdout.splitlines()
+  assert lines[0].split()[0] == "Name" and lines[1].startswith("TOTAL"), lines
+  assert "1 of 3 public modules under 85%" in done.stdout, done.stdout
+  assert "estimator_compat/never.py 0.00%" in done.stdout
+  assert "half.py" not in done.stdout
+  report = json.loads((root / "coverage.json").read_text())
+  assert report["files"]["estimator_compat/half.py"]["summary"][
+      "percent_covered"] == 100.0
+  assert not bazel_dir.exists()
