@@ -8,6 +8,7 @@ the recorded goldens' shape (tests/goldens/mlp).
 import json
 import os
 import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -17,8 +18,10 @@ from migration.recorders import golden_recorder
 GOLDEN = os.path.join(os.path.dirname(__file__), "goldens", "mlp")
 
 
-def test_main_records_a_golden_with_the_recorded_ones_shape(tmp_path,
-                                                            capsys):
+def test_main_records_a_golden_with_the_recorded_ones_shape(
+    tmp_path, capsys, monkeypatch):
+  # record() trains and exports in temporary folders: keep them in tmp_path.
+  monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
   out = tmp_path / "mlp"
   out.mkdir()
   (out / "stale.txt").write_text("from an earlier recording")
