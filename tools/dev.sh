@@ -86,7 +86,7 @@ case "$cmd" in
       # workers, a file each at a time (pytest-xdist): the slow tests spend
       # much of their time waiting on subprocesses and servers, so two run
       # in about the time of one and a half. Both parts run under branch
-      # coverage (tools/coverage_lib.sh; about a quarter more CPU), judged
+      # coverage (tools/coverage_lib.sh; about 30% more CPU), judged
       # after Bazel's part: no public module under 85%.
       # shellcheck source=tools/coverage_lib.sh
       source tools/coverage_lib.sh
