@@ -32,6 +32,21 @@ def engine_name(request, monkeypatch):
 
 
 @pytest.fixture
+def warnings_of(monkeypatch):
+  """warnings_of(module): a list of what module's `logging.warning` says.
+
+  The module's logger call is replaced for the test, each message formatted
+  with its arguments.
+  """
+  def capture(module):
+    said = []
+    monkeypatch.setattr(module.logging, "warning",
+                        lambda msg, *args: said.append(msg % args))
+    return said
+  return capture
+
+
+@pytest.fixture
 def tmpfs(tmp_path):
   """A small tmpfs mounted for the test: (path, remount(options)).
 

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "tools", "coverage_bar.py")
 
@@ -26,28 +28,24 @@ def _run(*args):
                         text=True, timeout=60, check=False)
 
 
-def test_a_public_module_at_50_percent_fails_the_check(tmp_path):
-  report = _report(tmp_path, {
-      "estimator_compat/estimator.py": 97.0,
+@pytest.mark.parametrize("percents, status, said", [
+    # One public module at 50%: listed with its figure, the rest not.
+    ({"estimator_compat/estimator.py": 97.0,
       "estimator_compat/front/fn_args.py": 50.0,
-      "migration/report.py": 85.0,
-  })
-  done = _run(report)
-  assert done.returncode == 1, done.stdout + done.stderr
-  assert "1 of 3 public modules under 85%" in done.stdout, done.stdout
-  assert "estimator_compat/front/fn_args.py 50.00%" in done.stdout
-  assert "estimator.py" not in done.stdout and "report.py" not in done.stdout
-
-
-def test_every_module_at_the_bar_passes(tmp_path):
-  report = _report(tmp_path, {
-      "estimator_compat/__init__.py": 100.0,
+      "migration/report.py": 85.0},
+     1, ["1 of 3 public modules under 85%:",
+         "  estimator_compat/front/fn_args.py 50.00%"]),
+    # Every module at the bar or over it (__init__ and __main__ count).
+    ({"estimator_compat/__init__.py": 100.0,
       "estimator_compat/__main__.py": 85.0,
-      "migration/scan/fixer.py": 91.3,
-  })
-  done = _run(report)
-  assert done.returncode == 0, done.stdout + done.stderr
-  assert "All 3 public modules reach 85%" in done.stdout
+      "migration/scan/fixer.py": 91.3},
+     0, ["All 3 public modules reach 85%."]),
+])
+def test_the_check_lists_each_public_module_under_the_bar(tmp_path, percents,
+                                                          status, said):
+  done = _run(_report(tmp_path, percents))
+  assert done.returncode == status, done.stdout + done.stderr
+  assert done.stdout.splitlines() == said
 
 
 def test_just_under_the_bar_fails_though_the_table_rounds_it_up(tmp_path):
@@ -83,3 +81,60 @@ def test_a_report_that_is_not_coverage_json_is_an_error(tmp_path):
   assert "no 'files' table" in done.stderr and "coverage json" in done.stderr
   missing = _run(str(tmp_path / "absent.json"))
   assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def _fake_root(tmp_path):
+  """A repository root with a package of two modules and the real rcfile."""
+  root = tmp_path / "root"
+  (root / "tools").mkdir(parents=True)
+  (root / "tools" / "coveragerc").write_text(
+      open(os.path.join(ROOT, "tools", "coveragerc")).read())
+  package = root / "estimator_compat"
+  package.mkdir()
+  (package / "__init__.py").write_text("")
+  (package / "half.py").write_text(
+      "def sign(x):\n"
+      "  if x > 0:\n"
+      "    return 1\n"
+      "  return -1\n")
+  (root / "run.py").write_text(
+      "import sys\n"
+      "from estimator_compat import half\n"
+      "print(half.sign(int(sys.argv[1])))\n")
+  (package / "never.py").write_text("def f():\n  return 1\n")
+  return root
+
+
+def test_ci_joins_both_parts_and_fails_under_the_bar(tmp_path):
+  # The functions tools/dev.sh test calls after Bazel (tools/coverage_lib.sh)
+  # on data as its two parts leave it: pytest's in the root, Bazel's in a
+  # folder of its own. half.py is covered only by the two parts together.
+  root = _fake_root(tmp_path)
+  bazel_dir = tmp_path / "bazel"
+  bazel_dir.mkdir()
+  env = {k: v for k, v in os.environ.items()
+         if not k.startswith("COVERAGE_")}
+  env["PYTHONPATH"] = str(root)
+  rc = str(root / "tools" / "coveragerc")
+  for data_dir, arg in ((root, "1"), (bazel_dir, "-1")):
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", "run.py",
+         arg], cwd=root, check=True, timeout=120,
+        env=dict(env, COVERAGE_FILE=str(data_dir / ".coverage")))
+  script = (
+      f"source {os.path.join(ROOT, 'tools', 'coverage_lib.sh')}\n"
+      f"coverage_root={root} coverage_python={sys.executable} "
+      f"coverage_bazel_dir={bazel_dir}\n"
+      "coverage_report total && coverage_bar 85\n")
+  done = subprocess.run(["bash", "-c", script], capture_output=True,
+                        text=True, timeout=120, env=env, check=False)
+  assert done.returncode == 1, done.stdout + done.stderr
+  lines = done.stdout.splitlines()
+  assert lines[0].split()[0] == "Name" and lines[1].startswith("TOTAL"), lines
+  assert "1 of 3 public modules under 85%" in done.stdout, done.stdout
+  assert "estimator_compat/never.py 0.00%" in done.stdout
+  assert "half.py" not in done.stdout
+  report = json.loads((root / "coverage.json").read_text())
+  assert report["files"]["estimator_compat/half.py"]["summary"][
+      "percent_covered"] == 100.0
+  assert not bazel_dir.exists()

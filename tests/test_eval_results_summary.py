@@ -14,11 +14,8 @@ from estimator_compat.front import eval_summary
 
 
 @pytest.fixture
-def warnings(monkeypatch):
-  said = []
-  monkeypatch.setattr(eval_summary.logging, "warning",
-                      lambda msg, *args: said.append(msg % args))
-  return said
+def warnings(warnings_of):
+  return warnings_of(eval_summary)
 
 
 def _image_summary_bytes():

@@ -9,6 +9,8 @@ import pytest
 import tensorflow as tf
 from tensorflow.python.distribute.coordinator import remote_value  # pylint: disable=g-direct-tensorflow-import
 
+from estimator_compat.engines.function import ps_runner
+from estimator_compat.errors import UnsupportedOnFunctionEngine
 from estimator_compat.engines.function import ps_training
 
 
@@ -82,3 +84,106 @@ def test_coordinator_error_records_are_cut_to_their_first_and_last_line():
   assert message.endswith("treated as a transient connectivity failure for "
                           "now.")
   assert "noise" not in message and len(message.splitlines()) == 1
+
+
+class _Coordinator:
+  """Stands in for a ClusterCoordinator: records schedules, joins."""
+
+  def __init__(self, losses=(), join_error=None):
+    self.scheduled = []
+    self._losses = list(losses)
+    self._join_error = join_error
+
+  def schedule(self, function, args):
+    self.scheduled.append(int(args[1].numpy()))
+    loss = self._losses.pop(0)
+    if isinstance(loss, Exception):
+      return _Remote(_READY, error=loss, fetch_error=loss)
+    return _Remote(_READY, value=loss)
+
+  def join(self):
+    if self._join_error is not None:
+      raise self._join_error
+
+
+class _Setup:
+  model_dir = None
+
+
+def _runner(coordinator, tmp_path, num_workers=2):
+  setup = _Setup()
+  setup.model_dir = str(tmp_path)
+  return ps_runner.PsRunner(
+      setup=setup, coordinator=coordinator, step_function=None,
+      iterator="iterator", num_workers=num_workers,
+      global_step=tf.Variable(5, dtype=tf.int64))
+
+
+def test_one_closure_per_worker_stays_in_flight(tmp_path):
+  coordinator = _Coordinator(losses=[0.5, 0.4, 0.3, 0.2])
+  runner = _runner(coordinator, tmp_path)
+  first = runner.train(num_steps=10, steps_left=None, fetches=())
+  assert coordinator.scheduled == [10, 10]  # both workers busy
+  assert (first.steps, first.loss) == (10, 0.5)
+  second = runner.train(num_steps=10, steps_left=None, fetches=())
+  assert coordinator.scheduled == [10, 10, 10]  # refilled the free worker
+  assert second.loss == 0.4
+  assert runner.settle() == 10  # the one still in flight
+  assert runner.finish() == 0  # nothing left
+
+
+def test_steps_left_caps_what_is_scheduled(tmp_path):
+  coordinator = _Coordinator(losses=[1.0, 2.0])
+  runner = _runner(coordinator, tmp_path)
+  run = runner.train(num_steps=10, steps_left=14, fetches=())
+  assert coordinator.scheduled == [10, 4] and run.steps == 10
+  run = runner.train(num_steps=10, steps_left=4, fetches=())
+  assert coordinator.scheduled == [10, 4] and (run.steps, run.loss) == (4, 2.0)
+  assert runner.global_step(19) == 19
+
+
+def test_end_of_input_stops_training(tmp_path):
+  ended = tf.errors.OutOfRangeError(None, None, "End of sequence")
+  runner = _runner(_Coordinator(losses=[ended, 1.0]), tmp_path)
+  assert runner.train(num_steps=3, steps_left=None, fetches=()) is None
+  # Stopped early: the closure in flight ends its input; its steps count.
+  runner = _runner(_Coordinator(losses=[1.0, 2.0], join_error=ended),
+                   tmp_path)
+  runner.train(num_steps=3, steps_left=None, fetches=())
+  assert runner.finish() == 3
+
+
+def test_a_lost_ps_names_the_step_the_checkpoint_and_the_fix(tmp_path):
+  lost = tf.errors.UnavailableError(None, None, "ps:0 is gone\nmore")
+  runner = _runner(_Coordinator(losses=[lost, lost]), tmp_path)
+  with pytest.raises(RuntimeError) as raised:
+    runner.train(num_steps=3, steps_left=None, fetches=())
+  message = str(raised.value)
+  assert "near global step 5: ps:0 is gone The last checkpoint is None" in (
+      message)
+  assert "Fix: restart the whole cluster" in message and "more" not in message
+  runner = _runner(_Coordinator(losses=[1.0, 1.0], join_error=lost),
+                   tmp_path)
+  runner.train(num_steps=3, steps_left=None, fetches=())
+  with pytest.raises(RuntimeError, match="lost a task it cannot do without"):
+    runner.settle()
+
+
+class _LossHook(tf.compat.v1.train.SessionRunHook):
+  """Asks for a tensor other than the global step."""
+
+  def begin(self):
+    self._other = tf.constant(1.0, name="not_the_step")
+
+  def before_run(self, run_context):
+    return tf.compat.v1.train.SessionRunArgs(self._other)
+
+
+def test_hooks_may_fetch_only_the_global_step():
+  hooks = ps_runner.GlobalStepHooks([_LossHook()],
+                                    tf.Variable(0, dtype=tf.int64))
+  with pytest.raises(UnsupportedOnFunctionEngine) as raised:
+    hooks.before_call()
+  assert "A hook asked for 'not_the_step:0'" in str(raised.value)
+  assert "Fix: log with RunConfig(log_step_count_steps=...)" in str(
+      raised.value)

@@ -62,25 +62,6 @@ def test_spec_refuses_unsupported_columns():
         optimization_parameters=params_lib.AdagradParameters(0.1))
 
 
-@pytest.mark.parametrize("make,error", [
-    (lambda: params_lib.AdagradParameters(0.1, initial_accumulator=0.),
-     "initial_accumulator must be greater than zero"),
-    (lambda: params_lib.AdamParameters(0.1, beta1=1.0),
-     "beta1 must be between 0. and 1"),
-    (lambda: params_lib.AdamParameters(0.1, lazy_adam=False,
-                                       use_gradient_accumulation=False),
-     "When disabling Lazy Adam"),
-    (lambda: params_lib.FtrlParameters(0.1, learning_rate_power=0.5),
-     "learning_rate_power must be less than or equal to 0"),
-    (lambda: params_lib.StochasticGradientDescentParameters(
-        0.1, use_gradient_accumulation=False, clip_gradient_max=1.0),
-     "gradient clipping limits, gradient  accumulation must be enabled"),
-])
-def test_parameters_refuse_bad_values(make, error):
-  with pytest.raises(ValueError, match=error):
-    make()
-
-
 def test_install_restores_the_tf1_parameter_classes():
   tfe.install()
   experimental = tf.compat.v1.tpu.experimental

@@ -20,6 +20,10 @@ from estimator_compat.tpu.embedding_config_spec import EmbeddingConfigSpec
                                   clip_gradient_min=-1.0),
      "When using gradient clipping limits, gradient  accumulation must be "
      "enabled."),
+    (lambda: ep.StochasticGradientDescentParameters(
+        0.1, use_gradient_accumulation=False, clip_gradient_max=1.0),
+     "When using gradient clipping limits, gradient  accumulation must be "
+     "enabled."),
     (lambda: ep.AdamParameters(0.1, beta1=1.0),
      "beta1 must be between 0. and 1; got 1.0."),
     (lambda: ep.AdamParameters(0.1, beta2=-0.1),

@@ -16,11 +16,8 @@ from estimator_compat.front import model_dir_lock
 
 
 @pytest.fixture
-def warnings(monkeypatch):
-  said = []
-  monkeypatch.setattr(model_dir_lock.logging, "warning",
-                      lambda msg, *args: said.append(msg % args))
-  return said
+def warnings(warnings_of):
+  return warnings_of(model_dir_lock)
 
 
 def _flock_failing_with(number):

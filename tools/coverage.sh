@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Branch coverage (on demand; CI does not run it, see docs/development.md):
+# Branch coverage on demand (CI measures its own run: tools/dev.sh test):
 #   tools/coverage.sh            the tests Bazel runs (not tagged slow), ~2x
 #                                their time
 #   tools/coverage.sh --all      the whole suite (about 55 min on 2 cores)
@@ -9,12 +9,7 @@
 #                                included); prints the table of what they
 #                                cover and skips the bar (a part of the suite
 #                                cannot judge it); exit status: pytest's
-# Python subprocesses the tests start with this venv's python (the binary,
-# cluster tasks, run_both's new side) are measured too: for the run, a .pth
-# file in the venv's site-packages starts coverage at interpreter start when
-# COVERAGE_PROCESS_START is set (and does nothing otherwise); it is removed
-# on exit. Each process writes its own .coverage.* file (parallel = True),
-# combined before the report.
+# Subprocesses are measured too (tools/coverage_lib.sh says how).
 # Prints the per-module table and the total, writes htmlcov/ for browsing and
 # coverage.json, then fails (exit 1) when a public module is under the bar
 # (tools/coverage_bar.py lists them; docs/development.md "Coverage").
@@ -36,29 +31,18 @@ done
 if [ "${#tests[@]}" -gt 0 ]; then
   marker=()
 fi
-python="$root/.venv/bin/python"
-site="$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-pth="$site/estimator_compat_coverage.pth"
-trap 'rm -f "$pth"' EXIT
-# One line, as site.py runs it: inert unless the variable is set.
-echo 'import os; os.environ.get("COVERAGE_PROCESS_START") and __import__("coverage").process_startup()' > "$pth"
-rm -f .coverage .coverage.*
-# pytest runs under coverage too (through the .pth), so no --cov: pytest-cov's
-# own subprocess hook (COV_CORE_*) stays off and each process starts coverage
-# once. COVERAGE_FILE is absolute: tests start subprocesses in other folders.
+# shellcheck source=tools/coverage_lib.sh
+source tools/coverage_lib.sh
+trap coverage_stop EXIT
+coverage_start "$root"
 set +e
-COVERAGE_PROCESS_START="$root/tools/coveragerc" COVERAGE_FILE="$root/.coverage" \
-  "$python" -m pytest -q -n 2 --dist loadfile -p no:cacheprovider \
-  "${marker[@]}" "${tests[@]}"
+env "${COVERAGE_ENV[@]}" "$coverage_python" -m pytest -q -n 2 --dist loadfile \
+  -p no:cacheprovider "${marker[@]}" "${tests[@]}"
 status=$?
 set -e
-rm -f "$pth"
-"$python" -m coverage combine --rcfile=tools/coveragerc -q
-"$python" -m coverage report --rcfile=tools/coveragerc | tee /tmp/coverage_report.txt
-"$python" -m coverage html --rcfile=tools/coveragerc -q
-"$python" -m coverage json --rcfile=tools/coveragerc -q -o coverage.json
+coverage_report table
 if [ "${#tests[@]}" -gt 0 ]; then
   echo "coverage.sh: part of the suite ran; the bar is not judged."
   exit "$status"
 fi
-"$python" tools/coverage_bar.py coverage.json --bar "$bar"
+coverage_bar "$bar"
