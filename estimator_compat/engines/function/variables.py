@@ -154,18 +154,13 @@ class VariableCapture:
       # strategy's) make the distributed variable. A fresh tf.Variable call
       # would pass the replica's shared-variable creator a second time and
       # register the variable twice, so that other replicas pick wrong ones.
-      # Made eagerly, it is no variable of the trace: without lifting (here
-      # and below), the creator of a tf.function being traced lets it
-      # through unrecorded, so the function keeps its first trace (recorded
-      # variables made it trace model_fn a second time: parameter servers).
       with tf.init_scope():
-        return next_creator(
-            **dict(kwargs, experimental_enable_variable_lifting=False))
+        return next_creator(**kwargs)
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
     self._inside = True
     try:
       with tf.init_scope():
-        return tf.Variable(**args, experimental_enable_variable_lifting=False)
+        return tf.Variable(**args)
     finally:
       self._inside = False
 
