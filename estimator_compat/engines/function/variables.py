@@ -154,13 +154,18 @@ class VariableCapture:
       # strategy's) make the distributed variable. A fresh tf.Variable call
       # would pass the replica's shared-variable creator a second time and
       # register the variable twice, so that other replicas pick wrong ones.
+      # Made eagerly, it is no variable of the trace: without lifting (here
+      # and below), the creator of a tf.function being traced lets it
+      # through unrecorded, so the function keeps its first trace (recorded
+      # variables made it trace model_fn a second time: parameter servers).
       with tf.init_scope():
-        return next_creator(**kwargs)
+        return next_creator(
+            **dict(kwargs, experimental_enable_variable_lifting=False))
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
     self._inside = True
     try:
       with tf.init_scope():
-        return tf.Variable(**args)
+        return tf.Variable(**args, experimental_enable_variable_lifting=False)
     finally:
       self._inside = False
 
