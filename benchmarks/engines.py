@@ -111,11 +111,8 @@ def handwritten_eval_steps_per_second(steps: int) -> float:
   return steps / (time.perf_counter() - start)
 
 
-def handwritten_predict_batches_per_second(batches: int) -> float:
-  """Prediction as plain TF2: all `batches` batches in one tf.function call,
-  each batch's logits kept and returned (the ceiling of a predict() call
-  with yield_single_examples=False)."""
-  weights = _handwritten_weights()
+def _handwritten_predict(weights):
+  """A fresh tf.function: every batch's logits, stacked."""
 
   @tf.function
   def predict(dataset):
@@ -126,6 +123,14 @@ def handwritten_predict_batches_per_second(batches: int) -> float:
                             hidden @ weights[2] + weights[3])
     return logits.stack()
 
+  return predict
+
+
+def handwritten_predict_batches_per_second(batches: int) -> float:
+  """Prediction as plain TF2: all `batches` batches in one tf.function call,
+  each batch's logits kept and returned (the ceiling of a predict() call
+  with yield_single_examples=False)."""
+  predict = _handwritten_predict(_handwritten_weights())
   predict(input_fn().take(10))  # warm-up (the trace)
   dataset = input_fn().take(batches)
   start = time.perf_counter()
@@ -187,17 +192,8 @@ def handwritten_predict_whole_call_seconds(directory: str, batches: int
   weights = _handwritten_weights()
   tf.train.Checkpoint(weights=weights).restore(
       tf.train.latest_checkpoint(directory)).assert_consumed()
-
-  @tf.function
-  def predict(data):
-    logits = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
-    for i, (features, _) in data.enumerate():
-      hidden = tf.nn.relu(features["x"] @ weights[0] + weights[1])
-      logits = logits.write(tf.cast(i, tf.int32),
-                            hidden @ weights[2] + weights[3])
-    return logits.stack()
-
-  out = predict(dataset).numpy()  # the loop of the loop-only ceiling
+  predict = _handwritten_predict(weights)  # the loop-only ceiling's loop
+  out = predict(dataset).numpy()
   del dataset, predict
   seconds = time.perf_counter() - start
   assert len(out) == batches
