@@ -11,6 +11,12 @@ every case alike):
   (yield_single_examples=False), split the same way;
 - a hand-written prediction loop: all batches in one tf.function, each
   batch's logits written out (the ceiling for prediction);
+- hand-written WHOLE calls of both (benchmarks/engines.py): what any
+  evaluation or prediction of this program must do per call, since the
+  Estimator calls input_fn and model_fn on every call: call input_fn, make
+  the variables and trace a fresh tf.function, restore the latest
+  checkpoint, run the batches, read the results, let the iterator go (the
+  ceiling of a whole call, fixed cost included);
 - a small predict() call (SMALL_BATCHES batches) and a small
   evaluate(steps=1): the latency a per-request caller feels.
 
@@ -64,8 +70,11 @@ from estimator_compat.engines import graph as graph_engine  # pylint: disable=g-
 from estimator_compat.engines.function import loops  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines.function import traced_model  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines.function import variable_saver  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_checkpoint  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_eval_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_eval_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_predict_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
@@ -232,6 +241,10 @@ def main() -> int:
     for _ in estimator.predict(_batches(batches),
                                yield_single_examples=False):
       pass
+  hand_dir = tempfile.mkdtemp()
+  handwritten_checkpoint(hand_dir)
+  handwritten_eval_whole_call_seconds(hand_dir, 10)  # warm-ups
+  handwritten_predict_whole_call_seconds(hand_dir, 10)
 
   runs: Dict[str, Dict[str, List[float]]] = collections.defaultdict(
       lambda: collections.defaultdict(list))
@@ -246,6 +259,10 @@ def main() -> int:
     rates["hand-written evaluate steps/s"].append(
         handwritten_eval_steps_per_second(args.eval_steps))
     gc.collect()
+    rates["hand-written whole evaluate call steps/s"].append(
+        args.eval_steps / handwritten_eval_whole_call_seconds(
+            hand_dir, args.eval_steps))
+    gc.collect()
     times = ours_predict(estimator, clock, args.predict_batches)
     for k, v in _fixed_and_per_step(clock).items():
       runs["predict"][k].append(v)
@@ -254,6 +271,10 @@ def main() -> int:
     gc.collect()
     rates["hand-written predict batches/s"].append(
         handwritten_predict_batches_per_second(args.predict_batches))
+    gc.collect()
+    rates["hand-written whole predict call batches/s"].append(
+        args.predict_batches / handwritten_predict_whole_call_seconds(
+            hand_dir, args.predict_batches))
     small_predict, small_eval = [], []
     for _ in range(args.small_calls):
       gc.collect()
@@ -270,6 +291,12 @@ def main() -> int:
     rates["predict ours / hand-written"].append(
         rates["ours predict batches/s"][-1] /
         rates["hand-written predict batches/s"][-1])
+    rates["evaluate ours / hand-written whole call"].append(
+        rates["ours evaluate steps/s"][-1] /
+        rates["hand-written whole evaluate call steps/s"][-1])
+    rates["predict ours / hand-written whole call"].append(
+        rates["ours predict batches/s"][-1] /
+        rates["hand-written whole predict call batches/s"][-1])
     for call in ("evaluate", "predict"):
       loop = runs[call].get("per batch, loop (us)")
       if loop and not args.cpu:
