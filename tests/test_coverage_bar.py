@@ -106,7 +106,7 @@ def _fake_root(tmp_path):
 
 
 def test_ci_joins_both_parts_and_fails_under_the_bar(tmp_path):
-  # The functions tools/dev.sh test calls after Bazel (tools/coverage_lib.sh)
+  # The functions that join a pytest part and a Bazel part (tools/coverage_lib.sh)
   # on data as its two parts leave it: pytest's in the root, Bazel's in a
   # folder of its own. half.py is covered only by the two parts together.
   root = _fake_root(tmp_path)
