@@ -105,6 +105,47 @@ def _fake_root(tmp_path):
   return root
 
 
+def _measure(root, cwd, data_dir, arg):
+  """Runs run.py ARG under coverage from `cwd`, its data in `data_dir`."""
+  env = {k: v for k, v in os.environ.items()
+         if not k.startswith("COVERAGE_")}
+  env["PYTHONPATH"] = str(cwd)
+  subprocess.run(
+      [sys.executable, "-m", "coverage", "run",
+       f"--rcfile={root / 'tools' / 'coveragerc'}", "run.py", arg],
+      cwd=cwd, check=True, timeout=120,
+      env=dict(env, COVERAGE_FILE=str(data_dir / ".coverage")))
+
+
+def _join_and_judge(root, bazel_dir):
+  """tools/coverage_lib.sh's report and bar, as CI calls them."""
+  env = {k: v for k, v in os.environ.items()
+         if not k.startswith("COVERAGE_")}
+  script = (
+      f"source {os.path.join(ROOT, 'tools', 'coverage_lib.sh')}\n"
+      f"coverage_root={root} coverage_python={sys.executable} "
+      f"coverage_bazel_dir={bazel_dir}\n"
+      "coverage_report total && coverage_bar 85\n")
+  return subprocess.run(["bash", "-c", script], capture_output=True,
+                        text=True, timeout=120, env=env, check=False)
+
+
+def _runfiles_tree(root, tmp_path):
+  """A tree of file symlinks to `root`, as Bazel lays out a test's runfiles.
+
+  Bazel runs a py_test from its runfiles folder, named after the workspace,
+  where each source file is a symlink into the checkout and each folder a
+  real one: the package folder is found next to the current directory, while
+  the code it runs resolves to the checkout's files.
+  """
+  main = tmp_path / "test_x.runfiles" / "estimator_compat"
+  for path in [root / "run.py", *sorted((root / "estimator_compat").iterdir())]:
+    link = main / path.relative_to(root)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(path)
+  return main
+
+
 def test_ci_joins_both_parts_and_fails_under_the_bar(tmp_path):
   # The functions that join a pytest part and a Bazel part (tools/coverage_lib.sh)
   # on data as its two parts leave it: pytest's in the root, Bazel's in a
@@ -112,22 +153,9 @@ def test_ci_joins_both_parts_and_fails_under_the_bar(tmp_path):
   root = _fake_root(tmp_path)
   bazel_dir = tmp_path / "bazel"
   bazel_dir.mkdir()
-  env = {k: v for k, v in os.environ.items()
-         if not k.startswith("COVERAGE_")}
-  env["PYTHONPATH"] = str(root)
-  rc = str(root / "tools" / "coveragerc")
   for data_dir, arg in ((root, "1"), (bazel_dir, "-1")):
-    subprocess.run(
-        [sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", "run.py",
-         arg], cwd=root, check=True, timeout=120,
-        env=dict(env, COVERAGE_FILE=str(data_dir / ".coverage")))
-  script = (
-      f"source {os.path.join(ROOT, 'tools', 'coverage_lib.sh')}\n"
-      f"coverage_root={root} coverage_python={sys.executable} "
-      f"coverage_bazel_dir={bazel_dir}\n"
-      "coverage_report total && coverage_bar 85\n")
-  done = subprocess.run(["bash", "-c", script], capture_output=True,
-                        text=True, timeout=120, env=env, check=False)
+    _measure(root, root, data_dir, arg)
+  done = _join_and_judge(root, bazel_dir)
   assert done.returncode == 1, done.stdout + done.stderr
   lines = done.stdout.splitlines()
   assert lines[0].split()[0] == "Name" and lines[1].startswith("TOTAL"), lines
@@ -138,3 +166,24 @@ def test_ci_joins_both_parts_and_fails_under_the_bar(tmp_path):
   assert report["files"]["estimator_compat/half.py"]["summary"][
       "percent_covered"] == 100.0
   assert not bazel_dir.exists()
+
+
+def test_bazels_part_counts_though_it_runs_from_runfiles(tmp_path):
+  # The first whole CI run under coverage lost most of Bazel's part: with
+  # `source = estimator_compat`, coverage took the runfiles' package folder
+  # for the code to measure, while the code ran (resolved through the
+  # symlinks) from the checkout, so every line was left out and only the
+  # file names were recorded. Here the only run is Bazel-like.
+  root = _fake_root(tmp_path)
+  bazel_dir = tmp_path / "bazel"
+  bazel_dir.mkdir()
+  _measure(root, _runfiles_tree(root, tmp_path), bazel_dir, "1")
+  _measure(root, _runfiles_tree(root, tmp_path / "second"), bazel_dir, "-1")
+  done = _join_and_judge(root, bazel_dir)
+  assert done.returncode == 1, done.stdout + done.stderr
+  report = json.loads((root / "coverage.json").read_text())
+  assert {"estimator_compat/half.py", "estimator_compat/never.py"} <= set(
+      report["files"]), report["files"]
+  assert report["files"]["estimator_compat/half.py"]["summary"][
+      "percent_covered"] == 100.0, report["files"]
+  assert "estimator_compat/never.py 0.00%" in done.stdout
