@@ -10,7 +10,9 @@
 #                                 mkdocs build --strict builds the docs site,
 #                                 the oldest supported TensorFlow's subset
 #                                 (tools/tf_matrix.sh --ci 2.16), then
-#                                 bazel test //... runs the rest.
+#                                 bazel test //... runs the rest; pytest's
+#                                 part and Bazel's run under branch coverage
+#                                 and fail when a public module is under 85%.
 #                                 `tools/dev.sh test ARGS` runs only pytest ARGS.
 #   tools/dev.sh test-python 3.10 on demand, not in CI: another Python with
 #                                 TensorFlow 2.21 in its own cached venv
@@ -96,11 +98,16 @@ case "$cmd" in
       # BUILD tags slow, functions marked slow), Bazel the rest. Two
       # workers, a file each at a time (pytest-xdist): the slow tests spend
       # much of their time waiting on subprocesses and servers, so two run
-      # in about the time of one and a half. Branch coverage is not measured
-      # here yet (docs/decisions.md, "CI measures branch coverage of its own
-      # run"): tools/coverage.sh --all measures it on demand.
-      ESTIMATOR_COMPAT_BAZEL_PART=skip .venv/bin/python -m pytest -q \
-        -n 2 --dist loadfile --durations=30
+      # in about the time of one and a half. Both parts run under branch
+      # coverage (tools/coverage_lib.sh; about a quarter more CPU), judged
+      # after Bazel's part: no public module under 85% (docs/decisions.md,
+      # "CI measures branch coverage of its own run").
+      # shellcheck source=tools/coverage_lib.sh
+      source tools/coverage_lib.sh
+      trap coverage_stop EXIT
+      coverage_start "$PWD"
+      env "${COVERAGE_ENV[@]}" ESTIMATOR_COMPAT_BAZEL_PART=skip \
+        .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=30
     else
       .venv/bin/python -m pytest -q "$@"
       exit 0
@@ -120,7 +127,7 @@ case "$cmd" in
     # What did not run is said again at the very end, under Bazel's output,
     # so a green run cannot be taken for one that ran everything.
     not_run=()
-    trap 'for line in "${not_run[@]}"; do echo "NOT RUN in this run: $line" >&2; done' EXIT
+    trap 'coverage_stop; for line in "${not_run[@]}"; do echo "NOT RUN in this run: $line" >&2; done' EXIT
     if [ -n "$venv_216_pid" ] && ! wait "$venv_216_pid"; then
       echo "Making the TF 2.16 venv failed:" >&2
       tail -n 20 "$venv_216_log" >&2
@@ -145,7 +152,11 @@ case "$cmd" in
     # every test file BUILD does not tag slow, without the functions marked
     # slow (pytest ran those above), which also checks every BUILD target.
     PATH="$PWD/.venv/bin:$PATH" bazel test //... --test_tag_filters=-slow \
-      --test_env=PYTEST_ADDOPTS="-m 'not slow'"
+      --test_env=PYTEST_ADDOPTS="-m 'not slow'" "${COVERAGE_BAZEL_FLAGS[@]}"
+    # Branch coverage of both parts: the total, then the bar (exit 1 and the
+    # list when a public module is under 85%; coverage.json has the figures).
+    coverage_report total
+    coverage_bar 85
     ;;
   test-python)
     # On demand only: CI's 45 minutes have no room for another venv and run.
