@@ -248,12 +248,14 @@ class TracedModel(StepLoops, PredictionBatches):
     if self._mode == ModeKeys.TRAIN:
       pruned = dict(self._kept_pruned)
       pruned.update((self._made_at[keys], function)
-                    for keys, function in self._pruned.items())
+                    for keys, function in self._pruned.items()
+                    if keys in self._made_at)
       pruned.update(self._session_runs)
       loops = dict(self._kept_loops)
       loops.update((self._loop_keys[id(loop)], loop)
                    for loop in list(self._loops.values()) +
-                   list(self._advance_loops.values()))
+                   list(self._advance_loops.values())
+                   if id(loop) in self._loop_keys)
       tables = {"pruned": pruned, "loops": loops, "advance": {},
                 "batches": {}}
     else:
