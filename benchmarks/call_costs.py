@@ -152,17 +152,19 @@ class PhaseClock:
 
   def timed(self, phase: Callable[..., str], function: Callable[..., Any],
             batches: Callable[[Any], int] = lambda unused: 1,
-            batches_of_call: Optional[Callable[..., int]] = None
-           ) -> Callable[..., Any]:
+            batches_of_call: Optional[Callable[..., int]] = None,
+            training_only: bool = False) -> Callable[..., Any]:
     """`function`, its exclusive time added to the phase `phase(...)` names.
 
     `batches(result)`: how many batches the call ran (added to the phase's);
     or `batches_of_call(*args, **kwargs)`, from the call's arguments.
+    `training_only`: timed in train() calls only (elsewhere it stays in the
+    phase that calls it, as before train() had phases).
     """
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-      if not self._on:
+      if not self._on or (training_only and not self.training):
         return function(*args, **kwargs)
       name = phase(*args, **kwargs)
       self._stack.append([self._clock(), 0.0])
@@ -227,21 +229,21 @@ def _install(clock: PhaseClock) -> None:
 
 def _install_train(clock: PhaseClock,
                    fixed: Callable[[str], Callable[..., str]]) -> None:
-  """Wraps what only a train() call runs with `clock`."""
+  """Wraps, for train() calls only, their own phases with `clock`."""
+  timed = functools.partial(clock.timed, training_only=True)
   runner = session_lib.HookRunner
-  runner.begin = clock.timed(fixed("hooks begin"), runner.begin)
-  runner.after_create_session = clock.timed(fixed("after_create_session"),
-                                            runner.after_create_session)
-  runner.before_run = clock.timed(fixed("hooks before_run"),
-                                  runner.before_run)
-  runner.after_run = clock.timed(fixed("hooks after_run"), runner.after_run)
-  runner.end = clock.timed(fixed("hooks end"), runner.end)
-  variable_saver.make_saver = clock.timed(fixed("saver build"),
-                                          variable_saver.make_saver)
+  runner.begin = timed(fixed("hooks begin"), runner.begin)
+  runner.after_create_session = timed(fixed("after_create_session"),
+                                      runner.after_create_session)
+  runner.before_run = timed(fixed("hooks before_run"), runner.before_run)
+  runner.after_run = timed(fixed("hooks after_run"), runner.after_run)
+  runner.end = timed(fixed("hooks end"), runner.end)
+  variable_saver.make_saver = timed(fixed("saver build"),
+                                    variable_saver.make_saver)
   writer = variable_saver.CheckpointWriter
-  writer.__init__ = clock.timed(fixed("graph_def copy"), writer.__init__)
-  writer.begin = clock.timed(fixed("graph.pbtxt"), writer.begin)
-  writer._save = clock.timed(fixed("checkpoint saves"), writer._save)  # pylint: disable=protected-access
+  writer.__init__ = timed(fixed("graph_def copy"), writer.__init__)
+  writer.begin = timed(fixed("graph.pbtxt"), writer.begin)
+  writer._save = timed(fixed("checkpoint saves"), writer._save)  # pylint: disable=protected-access
 
 
 def _batches(n: int) -> Callable[[], tf.data.Dataset]:
