@@ -1,4 +1,4 @@
-"""Where an evaluate() or predict() call's time goes, against hand-written TF2.
+"""Where a train(), evaluate() or predict() call's time goes, against TF2.
 
 The benchmark MLP (benchmarks/mlp_model.py) at the default RunConfig. Each
 round times, one after the other (interleaved, so a loaded machine slows
@@ -43,10 +43,40 @@ Each timed case starts from a collected heap (gc.collect() before it), so
 that no case pays for collecting another's garbage (TensorFlow's function
 graphs are reference cycles). It prints, per case, the median over the
 rounds, the same-run ratios ours / hand-written of whole calls and of a
-batch in the many-batch loop. A script, not a timed test:
+batch in the many-batch loop.
+
+With `--train`, each round times instead our train(steps=TRAIN_STEPS) at
+the default RunConfig (summaries, step counter and loss logging every 100
+steps, a checkpoint at the call's start and end), split by phase, and the
+hand-written v1-Adam ceiling (benchmarks/engines.py: all steps in one
+tf.function, traced before the clock starts). Phases of a train() call
+(exclusive, as above):
+
+- input_fn, model_fn trace, pruning, restore: as above;
+- hooks begin: the hooks' begin() (inside the trace);
+- saver build: making the Saver (the restore's and the writer's);
+- graph_def copy: the checkpoint writer's copy of the traced graph;
+- after_create_session: the hooks' after_create_session();
+- graph.pbtxt: writing it (the checkpoint writer's begin);
+- checkpoint saves: the Saver's save plus the `.meta` (model.ckpt-N);
+- first call per fetch set: a step call (one step, or a loop of
+  steps_per_loop) whose fetches this call had not run yet (instantiating
+  its function, then the step);
+- boundary steps: the other one-step calls, where hooks see a step;
+- loop first call / loop: the automatic loop's calls (steps no hook sees);
+  `loop trace` is the first call minus its steps at the later calls' rate;
+- hooks before_run / after_run / end: the hooks (summaries and log lines);
+- release: letting the call's input and functions go;
+- other: the controller and the Python around it.
+
+`--train_fresh` makes a new Estimator (model_dir) per round, so that each
+timed call is its model's first (what a program that calls train() once
+pays); else one Estimator trains on, as train_and_evaluate or a loop of
+train() calls do. A script, not a timed test:
 
   python benchmarks/call_costs.py [--rounds 3] [--eval_steps 500]
       [--predict_batches 500] [--small_batches 4] [--quick]
+  python benchmarks/call_costs.py --train [--train_steps 2000] [--cpu]
 """
 
 import argparse
@@ -59,7 +89,7 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -67,6 +97,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charts  # pylint: disable=g-import-not-at-top,wrong-import-position
 import estimator_compat as tfe  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines import graph as graph_engine  # pylint: disable=g-import-not-at-top,wrong-import-position
+from estimator_compat.engines.function import session as session_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines.function import loops  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines.function import traced_model  # pylint: disable=g-import-not-at-top,wrong-import-position
 from estimator_compat.engines.function import variable_saver  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -75,12 +106,19 @@ from engines import handwritten_eval_steps_per_second  # pylint: disable=g-impor
 from engines import handwritten_eval_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 PHASES = ("input_fn", "model_fn trace", "pruning", "restore", "first step",
           "single steps", "loop first call", "loop", "metric read",
           "release", "eval events", "other")
+TRAIN_PHASES = ("input_fn", "model_fn trace", "hooks begin", "pruning",
+                "restore", "saver build", "graph_def copy",
+                "after_create_session", "graph.pbtxt", "checkpoint saves",
+                "first call per fetch set", "boundary steps",
+                "loop first call", "loop", "hooks before_run",
+                "hooks after_run", "hooks end", "release", "other")
 
 
 class PhaseClock:
@@ -93,12 +131,15 @@ class PhaseClock:
     self.batches: Dict[str, int] = collections.defaultdict(int)
     self._stack: List[List[float]] = []
     self._on = False
+    self.training = False  # Names a train() call's phases.
+    self.seen: set = set()  # Fetch sets a train() call's steps have run.
 
   @contextlib.contextmanager
   def recording(self) -> Iterator[None]:
     self.times.clear()
     self.counts.clear()
     self.batches.clear()
+    self.seen.clear()
     self._on = True
     start = self._clock()
     try:
@@ -110,22 +151,27 @@ class PhaseClock:
           v for k, v in self.times.items() if k not in ("total", "other"))
 
   def timed(self, phase: Callable[..., str], function: Callable[..., Any],
-            batches: Callable[[Any], int] = lambda unused: 1
-           ) -> Callable[..., Any]:
+            batches: Callable[[Any], int] = lambda unused: 1,
+            batches_of_call: Optional[Callable[..., int]] = None,
+            training_only: bool = False) -> Callable[..., Any]:
     """`function`, its exclusive time added to the phase `phase(...)` names.
 
-    `batches(result)`: how many batches the call ran (added to the phase's).
+    `batches(result)`: how many batches the call ran (added to the phase's);
+    or `batches_of_call(*args, **kwargs)`, from the call's arguments.
+    `training_only`: timed in train() calls only (elsewhere it stays in the
+    phase that calls it, as before train() had phases).
     """
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-      if not self._on:
+      if not self._on or (training_only and not self.training):
         return function(*args, **kwargs)
       name = phase(*args, **kwargs)
       self._stack.append([self._clock(), 0.0])
       try:
         result = function(*args, **kwargs)
-        self.batches[name] += batches(result)
+        self.batches[name] += (batches(result) if batches_of_call is None
+                               else batches_of_call(*args, **kwargs))
         return result
       finally:
         start, inner = self._stack.pop()
@@ -152,14 +198,25 @@ def _install(clock: PhaseClock) -> None:
   variable_saver.restore_or_warm_start = clock.timed(
       fixed("restore"), variable_saver.restore_or_warm_start)
 
-  def step_phase(*unused_args, **unused_kwargs):
+  def step_phase(unused_model, keys=(), num_steps=1):
+    if clock.training:
+      fetch_set = (tuple(sorted(keys)), num_steps > 1)
+      if fetch_set not in clock.seen:
+        clock.seen.add(fetch_set)
+        return "first call per fetch set"
+      return "boundary steps" if num_steps == 1 else "loop"
     return "first step" if not clock.counts["first step"] else "single steps"
 
   def loop_phase(*unused_args, **unused_kwargs):
     first = not clock.counts["loop first call"]
     return "loop first call" if first else "loop"
 
-  model.step = clock.timed(step_phase, model.step)
+  model.step = clock.timed(
+      step_phase, model.step,
+      batches_of_call=lambda unused, keys=(), num_steps=1: num_steps)
+  model.advance = clock.timed(loop_phase, model.advance,
+                              lambda result: result[0])
+  _install_train(clock, fixed)
   model.repeat = clock.timed(loop_phase, model.repeat, lambda ran: ran)
   model.predict_batches = clock.timed(loop_phase, model.predict_batches,
                                       lambda result: len(result[0]))
@@ -168,6 +225,25 @@ def _install(clock: PhaseClock) -> None:
   model.release = clock.timed(fixed("release"), model.release)
   graph_engine.write_eval_summary = clock.timed(
       fixed("eval events"), graph_engine.write_eval_summary)
+
+
+def _install_train(clock: PhaseClock,
+                   fixed: Callable[[str], Callable[..., str]]) -> None:
+  """Wraps, for train() calls only, their own phases with `clock`."""
+  timed = functools.partial(clock.timed, training_only=True)
+  runner = session_lib.HookRunner
+  runner.begin = timed(fixed("hooks begin"), runner.begin)
+  runner.after_create_session = timed(fixed("after_create_session"),
+                                      runner.after_create_session)
+  runner.before_run = timed(fixed("hooks before_run"), runner.before_run)
+  runner.after_run = timed(fixed("hooks after_run"), runner.after_run)
+  runner.end = timed(fixed("hooks end"), runner.end)
+  variable_saver.make_saver = timed(fixed("saver build"),
+                                    variable_saver.make_saver)
+  writer = variable_saver.CheckpointWriter
+  writer.__init__ = timed(fixed("graph_def copy"), writer.__init__)
+  writer.begin = timed(fixed("graph.pbtxt"), writer.begin)
+  writer._save = timed(fixed("checkpoint saves"), writer._save)  # pylint: disable=protected-access
 
 
 def _batches(n: int) -> Callable[[], tf.data.Dataset]:
@@ -208,6 +284,96 @@ def _fixed_and_per_step(clock: PhaseClock) -> Dict[str, float]:
   return out
 
 
+def ours_train(estimator: Any, clock: PhaseClock, steps: int
+              ) -> Dict[str, float]:
+  """One timed train() call: its phases, wall and CPU seconds."""
+  start, cpu = time.perf_counter(), time.process_time()
+  clock.training = True
+  try:
+    with clock.recording():
+      estimator.train(input_fn, steps=steps)
+  finally:
+    clock.training = False
+  return dict(clock.times, wall=time.perf_counter() - start,
+              cpu=time.process_time() - cpu)
+
+
+def _print_table(title: str, rows: Dict[str, List[float]],
+                 digits: int = 3) -> None:
+  print(f"\n{title}\n")
+  print("| | median | runs |")
+  print("|---|---:|---|")
+  for name, values in rows.items():
+    print(f"| {name} | {statistics.median(values):.{digits}f} | "
+          f"{', '.join(f'{v:.{digits}f}' for v in values)} |")
+
+
+def train_main(args: argparse.Namespace, clock: PhaseClock) -> int:
+  """--train: a train() call's phases against the v1-Adam ceiling."""
+  # pylint: disable=g-import-not-at-top
+  from estimator_compat.engines.function import step_reuse
+
+  def new_estimator():
+    return tfe.Estimator(
+        model_fn, config=tfe.RunConfig(model_dir=tempfile.mkdtemp()))
+
+  estimator = new_estimator()
+  estimator.train(input_fn, steps=10)  # Warm-ups (the input's import too).
+  estimator.train(input_fn, steps=10)
+  phases: Dict[str, List[float]] = collections.defaultdict(list)
+  rates: Dict[str, List[float]] = collections.defaultdict(list)
+  unit = "CPU seconds" if args.cpu else "seconds"
+  for _ in range(args.rounds):
+    if args.train_fresh:
+      estimator = new_estimator()
+      step_reuse._KEPT.clear()  # pylint: disable=protected-access
+    gc.collect()
+    times = ours_train(estimator, clock, args.train_steps)
+    out = _fixed_and_per_step(clock)
+    loop_steps = clock.batches["loop"] + clock.batches["loop first call"]
+    for name in TRAIN_PHASES + ("loop trace", "total"):
+      if name in out:
+        phases[name].append(out[name])
+    if "loop" in out:
+      per_step = out["loop"] / max(1, clock.batches["loop"])
+      phases["per step, loop (us)"].append(per_step * 1e6)
+      phases["fixed: total - every step at the loop's rate"].append(
+          out["total"] - per_step * args.train_steps)
+    phases["steps in the loop's calls"].append(loop_steps)
+    rates["ours train steps/s (wall)"].append(
+        args.train_steps / times["wall"])
+    rates["ours train steps per CPU second"].append(
+        args.train_steps / times["cpu"])
+    gc.collect()
+    rates["hand-written v1 Adam steps/s (wall)"].append(
+        handwritten_steps_per_second(args.train_steps, args.train_steps, "v1"))
+    gc.collect()
+    rates["hand-written v1 Adam steps per CPU second"].append(
+        handwritten_steps_per_second(args.train_steps, args.train_steps, "v1",
+                                     clock=time.process_time))
+    rates["ours / hand-written (wall)"].append(
+        rates["ours train steps/s (wall)"][-1] /
+        rates["hand-written v1 Adam steps/s (wall)"][-1])
+    rates["ours / hand-written (CPU)"].append(
+        rates["ours train steps per CPU second"][-1] /
+        rates["hand-written v1 Adam steps per CPU second"][-1])
+  print(f"MLP 784-128-10, batch 256; train(steps={args.train_steps}) at the "
+        "default RunConfig, " + ("a new Estimator and no kept steps per "
+                                 "round" if args.train_fresh else
+                                 "one Estimator training on") +
+        f"; {args.rounds} interleaved round(s); medians (each round's "
+        "values after the median)")
+  _print_table("| rates |", rates)
+  _print_table(f"train() call, {unit} per phase (exclusive):", phases, 4)
+  charts.maybe(charts.stacked, {
+      "train()": {name: statistics.median(phases[name])
+                  for name in TRAIN_PHASES if name in phases}},
+               path=args.png,
+               title=f"Where a train(steps={args.train_steps}) call's time "
+               "goes", unit=unit)
+  return 0
+
+
 def main() -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--rounds", type=int, default=3)
@@ -224,13 +390,21 @@ def main() -> int:
   parser.add_argument("--png", default=None,
                       help="also draw each call's phases as stacked bars "
                       "here (needs matplotlib: pip install -e .[bench])")
+  parser.add_argument("--train", action="store_true",
+                      help="time train() calls instead (see above)")
+  parser.add_argument("--train_steps", type=int, default=2000)
+  parser.add_argument("--train_fresh", action="store_true",
+                      help="with --train: each timed call is a new "
+                      "Estimator's first, with no steps kept from another")
   args = parser.parse_args()
   if args.quick:
     args.rounds, args.eval_steps, args.predict_batches = 1, 100, 100
-    args.small_calls = 2
+    args.small_calls, args.train_steps = 2, 300
 
   clock = PhaseClock(time.process_time if args.cpu else time.perf_counter)
   _install(clock)
+  if args.train:
+    return train_main(args, clock)
   estimator = tfe.Estimator(
       model_fn, config=tfe.RunConfig(model_dir=tempfile.mkdtemp()))
   estimator.train(input_fn, steps=10)

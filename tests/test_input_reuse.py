@@ -111,3 +111,54 @@ def test_a_vocabulary_file_is_read_again_each_call(tmp_path, imports):
   second = _predict(tmp_path / "model", input_fn)
   assert first.tolist() == [0, 1, 2]
   assert second.tolist() == [2, 1, 0]
+
+
+def _train_model_fn(features, labels, mode):
+  w = tf.compat.v1.get_variable("w", [], initializer=tf.ones_initializer())
+  loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _train_twice(model_dir, input_fn):
+  estimator = tfe.Estimator(_train_model_fn, str(model_dir))
+  estimator.train(input_fn, steps=3)
+  estimator.train(input_fn, steps=3)
+  return tf.train.load_checkpoint(str(model_dir)).get_tensor("w")
+
+
+def test_training_reuses_the_import(tmp_path, imports):
+  # A TRAIN input graph also holds the global-step read's cond, whose
+  # branch functions (a ReadVariableOp) no Dataset op calls: they do not
+  # keep the import from being reused.
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        ({"x": np.arange(8, dtype=np.float32)},
+         np.arange(8, dtype=np.float32))).repeat().batch(2)
+
+  reused = _train_twice(tmp_path / "a", input_fn)
+  assert len(imports) == 1
+  graph_input._IMPORTED.clear()  # pylint: disable=protected-access
+  estimator = tfe.Estimator(_train_model_fn, str(tmp_path / "b"))
+  estimator.train(input_fn, steps=3)
+  graph_input._IMPORTED.clear()  # pylint: disable=protected-access
+  estimator.train(input_fn, steps=3)
+  assert len(imports) == 3
+  fresh = tf.train.load_checkpoint(str(tmp_path / "b")).get_tensor("w")
+  assert reused.tobytes() == fresh.tobytes()
+
+
+def test_a_random_op_in_a_map_function_keeps_training_imports_apart(
+    tmp_path, imports):
+  # The map function is called by the MapDataset op (an attr), so its
+  # stateful random op counts: each call imports anew.
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        ({"x": np.arange(8, dtype=np.float32)},
+         np.arange(8, dtype=np.float32))).map(
+             lambda f, l: ({"x": f["x"] + tf.random.uniform([], seed=3)}, l)
+         ).repeat().batch(2)
+
+  _train_twice(tmp_path, input_fn)
+  assert len(imports) == 2

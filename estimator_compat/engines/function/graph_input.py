@@ -351,6 +351,45 @@ def _own_tables(graph_def: Any) -> None:
       node.attr["use_node_name_sharing"].b = False
 
 
+def _called_functions(nodes: List[Any]) -> Set[str]:
+  """Names of the functions `nodes` call: as their op, or in an attr."""
+  names = set()
+  for node in nodes:
+    names.add(node.op)
+    for value in node.attr.values():
+      if value.HasField("func"):
+        names.add(value.func.name)
+      names.update(f.name for f in value.list.func)
+  return names
+
+
+def _called_library(graph_def: Any) -> Any:
+  """`graph_def` with only the library functions its nodes call (a copy).
+
+  A subgraph extracted from the input_fn's graph keeps that graph's whole
+  function library; in TRAIN it holds the branches of the global-step read's
+  cond (a ReadVariableOp, named with a process-wide counter) that no Dataset
+  op calls and that never run.
+  """
+  functions = {f.signature.name: f for f in graph_def.library.function}
+  called: List[Any] = []
+  pending, seen = _called_functions(list(graph_def.node)), set()
+  while pending:
+    name = pending.pop()
+    if name in seen or name not in functions:
+      continue
+    seen.add(name)
+    called.append(name)
+    pending |= _called_functions(list(functions[name].node_def))
+  trimmed = tf.compat.v1.GraphDef()
+  trimmed.versions.CopyFrom(graph_def.versions)
+  trimmed.node.extend(graph_def.node)
+  trimmed.library.function.extend(functions[name] for name in sorted(called))
+  trimmed.library.gradient.extend(
+      g for g in graph_def.library.gradient if g.function_name in seen)
+  return trimmed
+
+
 def _reusable(graph_def: Any) -> bool:
   """True if no op of `graph_def` (or its functions) keeps kernel state.
 
@@ -405,8 +444,11 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
         whole, [variant.op.name] + init_names)
     _own_tables(graph_def)
     key = None
-    if _reusable(graph_def):
-      key = _digest(graph_def.SerializeToString(deterministic=True), names)
+    # Judged and keyed without the library functions nothing calls (the
+    # import itself keeps them, as before).
+    called = _called_library(graph_def)
+    if _reusable(called):
+      key = _digest(called.SerializeToString(deterministic=True), names)
       kept = _kept(key)
     if kept is None:
 

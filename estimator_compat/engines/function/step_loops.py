@@ -63,10 +63,13 @@ class StepLoops:
   """TracedModel's loops of steps (mixed into TracedModel).
 
   Uses the trace's `_function`, `_loop_function`, `_fetches`, `_loops`,
-  `_advance_loops`, `_before_end`, `_own_variables` and `step_after_name`.
+  `_advance_loops`, `_before_end`, `_own_variables` and `step_after_name`,
+  and in TRAIN `_kept_loop` / `_made_loop` (loops kept across calls).
   """
 
   _before_end: Optional[Tuple[tf.Variable, tf.Variable]]
+  _kept_loop: Callable[..., Any]
+  _made_loop: Callable[..., None]
 
   def step(self, keys: Iterable[str] = (), num_steps: int = 1
           ) -> Dict[str, Any]:
@@ -84,6 +87,8 @@ class StepLoops:
     loop = self._loops.get(keys)
     if loop is None:
       plain, fetching = self._function(()), self._function(keys)
+      loop = self._kept_loop(("step", keys), ((), keys))
+    if loop is None:
       ran, loss = self._before_end_variables()
 
       def run_loop(n):
@@ -96,7 +101,8 @@ class StepLoops:
           return fetching()
 
       loop = self._loop_function(run_loop)
-      self._loops[keys] = loop
+      self._made_loop(("step", keys), ((), keys), loop)
+    self._loops[keys] = loop
     return loop(tf.constant(num_steps, tf.int64))
 
   def _before_end_variables(self) -> Tuple[tf.Variable, tf.Variable]:
@@ -170,9 +176,11 @@ class StepLoops:
         each moving global_step by one).
     """
     loop = self._advance_loops.get(check_nan)
+    moved_key = FetchKey(FetchKind.TENSOR, self.step_after_name)
     if loop is None:
-      moved_key = FetchKey(FetchKind.TENSOR, self.step_after_name)
       plain = self._function((moved_key,))
+      loop = self._kept_loop(("advance", check_nan), ((moved_key,),))
+    if loop is None:
       loss_dtype = self._fetches[LOSS].dtype
       ran_so_far, last_loss = self._before_end_variables()
 
@@ -209,7 +217,8 @@ class StepLoops:
              no_loss))
 
       loop = self._loop_function(run_plain)
-      self._advance_loops[check_nan] = loop
+      self._made_loop(("advance", check_nan), ((moved_key,),), loop)
+    self._advance_loops[check_nan] = loop
     ran, nan, regular, loss = loop(tf.constant(num_steps, tf.int64),
                                    tf.constant(step, tf.int64))
     return int(ran), bool(nan), loss.numpy(), bool(regular)

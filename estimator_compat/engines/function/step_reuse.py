@@ -1,12 +1,18 @@
-"""Step functions kept from one evaluate()/predict() call for the next.
+"""Step functions kept from one train()/evaluate()/predict() call for the next.
 
 Every call still calls input_fn and model_fn (their side effects are the
-user's) and traces the model_fn anew. When that trace is the very same graph
+user's) and traces the model_fn anew, and its hooks' begin() runs in that
+trace. When that trace is the very same graph
 as an earlier call's (the digest of its GraphDef, the names it fetches and
 its captures), the earlier call's pruned step functions and loops compute
 exactly what pruning and tracing them again would; this module keeps them
 between calls and binds them to the new call's captures (its variables and
-its input iterator), so a later call skips pruning and loop tracing.
+its input iterator), so a later call skips pruning and loop tracing. A training trace's steps
+are keyed by the same digest: its optimizer's slot variables and the global
+step are variables of the new trace, the tensors and summaries its hooks
+fetch are in the digested graph and name the kept functions, and a step
+function that fetches summaries was pruned after their reads were ordered
+before the step's updates (summary_read_order.py) in the call that made it.
 
 Only for graphs whose every stateful op keeps its state in what the call
 binds anew (variables, the iterator; random_streams.py's counters are

@@ -184,6 +184,16 @@ class TracedModel(StepLoops, PredictionBatches):
     self._table_initializers = tables.initializers(self.graph,
                                                    self._input_ops, mode)
     self._pruned: Dict[Any, Any] = {}
+    # TRAIN: the fetch sets whose summary reads were ordered before the
+    # step's updates in this trace's graph, in order (see `_function`), and
+    # the kept steps of an earlier call, taken only where this call's graph
+    # is in the very state it was in when they were made.
+    self._ordered: Tuple[Any, ...] = ()
+    self._made_at: Dict[Any, Any] = {}
+    self._kept_pruned: Dict[Any, Any] = {}
+    self._kept_loops: Dict[Any, Any] = {}
+    self._loop_keys: Dict[int, Any] = {}
+    self._session_runs: Dict[Any, Any] = {}
     self._loops: Dict[Any, Any] = {}
     self._advance_loops: Dict[bool, Any] = {}
     self._batches_loop: Any = None
@@ -196,19 +206,19 @@ class TracedModel(StepLoops, PredictionBatches):
     self._adopt(step_reuse.take(self._reuse_key))
     # Where a TF1 session would finalize its graph.
     logging.info("Graph was finalized.")
-    self.fetcher = GraphFetcher(self.graph, self.capture.by_name(), self.prune,
-                                self._input_ops)
+    self.fetcher = GraphFetcher(self.graph, self.capture.by_name(),
+                                self._session_run_function, self._input_ops)
 
   def _steps_key(self) -> Optional[bytes]:
     """The key under which this trace's steps are kept, or None."""
-    if (self._mode == ModeKeys.TRAIN or self._strategy is not None or
-        self._table_initializers):
+    if self._strategy is not None or self._table_initializers:
       return None
     names = [f"{key}={getattr(value, 'name', value)}"
              for key, value in sorted(self._fetches.items(), key=str)]
     names += [getattr(v, "name", str(v))
               for v in tf.nest.flatten(self.metric_values)]
     names.append(str(self.read_tensor_name))
+    names.append(str(self.step_after_name))
     return step_reuse.digest(self.graph, self._mode, names)
 
   def _adopt(self, kept: Optional[step_reuse.KeptSteps]) -> None:
@@ -216,10 +226,14 @@ class TracedModel(StepLoops, PredictionBatches):
     if kept is None:
       return
     kept.bind(self.graph.external_captures)
-    self._pruned.update(kept.functions["pruned"])
-    self._loops.update(kept.functions["loops"])
-    self._advance_loops.update(kept.functions["advance"])
-    self._batches_loop = kept.functions["batches"].get("loop")
+    if self._mode == ModeKeys.TRAIN:
+      self._kept_pruned.update(kept.functions["pruned"])
+      self._kept_loops.update(kept.functions["loops"])
+    else:
+      self._pruned.update(kept.functions["pruned"])
+      self._loops.update(kept.functions["loops"])
+      self._advance_loops.update(kept.functions["advance"])
+      self._batches_loop = kept.functions["batches"].get("loop")
     self._before_end = kept.before_end
     self._own_variables = list(kept.own)
     for table in kept.functions.values():
@@ -231,12 +245,26 @@ class TracedModel(StepLoops, PredictionBatches):
     """Keeps this trace's steps, unbound, for a later call of the same."""
     if self._reuse_key is None:
       return
-    batches = ({"loop": self._batches_loop} if self._batches_loop
-               else {})
-    kept = step_reuse.KeptSteps(
-        {"pruned": dict(self._pruned), "loops": dict(self._loops),
-         "advance": dict(self._advance_loops), "batches": batches},
-        self.graph.external_captures, self._own_variables)
+    if self._mode == ModeKeys.TRAIN:
+      pruned = dict(self._kept_pruned)
+      pruned.update((self._made_at[keys], function)
+                    for keys, function in self._pruned.items()
+                    if keys in self._made_at)
+      pruned.update(self._session_runs)
+      loops = dict(self._kept_loops)
+      loops.update((self._loop_keys[id(loop)], loop)
+                   for loop in list(self._loops.values()) +
+                   list(self._advance_loops.values())
+                   if id(loop) in self._loop_keys)
+      tables = {"pruned": pruned, "loops": loops, "advance": {},
+                "batches": {}}
+    else:
+      batches = ({"loop": self._batches_loop} if self._batches_loop
+                 else {})
+      tables = {"pruned": dict(self._pruned), "loops": dict(self._loops),
+                "advance": dict(self._advance_loops), "batches": batches}
+    kept = step_reuse.KeptSteps(tables, self.graph.external_captures,
+                                self._own_variables)
     kept.before_end = self._before_end
     kept.unbind()
     step_reuse.keep(self._reuse_key, kept)
@@ -443,6 +471,9 @@ class TracedModel(StepLoops, PredictionBatches):
       captures._cached_by_val_capture_tuples = []  # pylint: disable=protected-access
     self._functions = []
     self._pruned.clear()
+    self._kept_pruned.clear()
+    self._kept_loops.clear()
+    self._session_runs.clear()
     self._loops.clear()
     self._advance_loops.clear()
     self._batches_loop = None
@@ -470,11 +501,52 @@ class TracedModel(StepLoops, PredictionBatches):
       fetches.update(fetched)
       if self._strategy is None and TRAIN_OP in fetches:
         # The summaries' variable reads before the step's updates (G16).
-        summary_read_order.reads_before_updates(
-            fetches[TRAIN_OP], summary_read_order.summary_ops(fetched))
-      function = self.prune(fetches)
+        # This adds control inputs to the graph that every later pruned
+        # function of this trace has too (where it runs those updates).
+        if summary_read_order.reads_before_updates(
+            fetches[TRAIN_OP], summary_read_order.summary_ops(fetched)):
+          self._ordered += (keys,)
+      # An earlier call's step for these keys, pruned when its graph had
+      # the same control inputs as this one has now, is the same function.
+      made_at = (keys, self._ordered)
+      function = self._kept_pruned.pop(made_at, None)
+      if function is None:
+        function = self.prune(fetches)
       self._pruned[keys] = function
+      self._made_at[keys] = made_at
     return function
+
+  def _session_run_function(self, fetches: List[Any]) -> Callable[[], Any]:
+    """`prune(fetches)` for a hook's session.run (GraphFetcher caches it).
+
+    In TRAIN an earlier call's function is taken where the graph was in the
+    same state (see `_function`).
+    """
+    made_at = (("\0session_run",) + tuple(
+        (isinstance(f, tf.Operation), f.name) for f in fetches), self._ordered)
+    function = self._kept_pruned.pop(made_at, None)
+    if function is None:
+      function = self.prune(fetches)
+    self._session_runs[made_at] = function
+    return function
+
+  def _kept_loop(self, key: Any, step_keys: Tuple[Any, ...]) -> Any:
+    """TRAIN: a kept loop `key` over the steps of `step_keys`, or None.
+
+    Taken only where each of those steps was pruned when the graph was in
+    the state its step function of this call was pruned in (`_function`).
+    """
+    made_at = (key,) + tuple(self._made_at[keys] for keys in step_keys)
+    loop = self._kept_loops.pop(made_at, None)
+    if loop is not None:
+      self._loop_keys[id(loop)] = made_at
+    return loop
+
+  def _made_loop(self, key: Any, step_keys: Tuple[Any, ...],
+                 loop: Any) -> None:
+    """TRAIN: notes what the new loop `key` runs, for `_keep`."""
+    self._loop_keys[id(loop)] = (key,) + tuple(
+        self._made_at[keys] for keys in step_keys)
 
   def run_without_input(self, fetches: Dict[str, Any]) -> Dict[str, Any]:
     """Evaluates graph tensors that depend on variables only (no input).
