@@ -22,9 +22,15 @@ over the rounds and, per call kind, ours / Estimator against issue 26's
 target: a predict() of 1-4 batches no slower than the Estimator's (<= 1.0),
 train(steps=1) and evaluate(steps=1) at most 0.8 of its time.
 
+With --input constant, both sides read one small constant batch repeated
+instead of the benchmark's input_fn, whose 12.8 MB of numpy data are a
+graph constant that the real Estimator writes to graph.pbtxt, as text, on
+every train() call (about 0.65 s of its 1.05 s train(steps=1) here; ours
+writes the traced step graph, docs/decisions.md).
+
   python benchmarks/small_calls.py [--rounds 3] [--calls 7] [--cpu]
-      [--sides real,ours] [--real_estimator_python PYTHON] [--png PATH]
-      [--quick]
+      [--sides real,ours] [--input mlp|constant]
+      [--real_estimator_python PYTHON] [--png PATH] [--quick]
 
 A script, not a timed test; timings taken on a busy machine are worth only
 their same-run ratios.
@@ -39,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRAIN = "train(steps=1)"
@@ -55,11 +61,33 @@ _RESULT = "SMALL_CALLS_RESULT "
 Times = Dict[str, Dict[str, List[float]]]
 
 
-def measure(calls: int) -> Times:
-  """One side's calls, in this process (its tf.estimator is the side's)."""
+def constant_input_fn() -> Any:
+  """The benchmark's batch shapes from a small graph (--input constant).
+
+  The benchmark's input_fn embeds 12.8 MB of numpy arrays in its graph, and
+  the real Estimator writes that graph, as text, to graph.pbtxt on every
+  train() call (30 MB here); this input, one constant batch repeated, has
+  neither, as a program that reads files would not.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  features = {"x": tf.fill([256, 784], 0.5)}
+  labels = tf.range(256, dtype=tf.int64) % 10
+  return tf.data.Dataset.from_tensors((features, labels)).repeat()
+
+
+def measure(calls: int, data: str = "mlp") -> Times:
+  """One side's calls, in this process (its tf.estimator is the side's).
+
+  `data`: "mlp" for the benchmark's input_fn, "constant" for
+  constant_input_fn.
+  """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   sys.path.insert(0, HERE)
-  from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top
+  from mlp_model import model_fn  # pylint: disable=g-import-not-at-top
+  if data == "constant":
+    input_fn = constant_input_fn
+  else:
+    from mlp_model import input_fn  # pylint: disable=g-import-not-at-top
 
   def batches(n: int) -> Callable[[], "tf.data.Dataset"]:
     return lambda: input_fn().take(n)
@@ -90,16 +118,17 @@ def measure(calls: int) -> Times:
   return times
 
 
-def _worker(side: str, calls: int) -> int:
+def _worker(side: str, calls: int, data: str) -> int:
   if side == "ours":
     sys.path.insert(0, os.path.dirname(HERE))
     import estimator_compat  # pylint: disable=g-import-not-at-top
     estimator_compat.install()  # mlp_model uses tf.estimator
-  print(_RESULT + json.dumps(measure(calls)), flush=True)
+  print(_RESULT + json.dumps(measure(calls, data)), flush=True)
   return 0
 
 
-def run_side(side: str, python: str, calls: int) -> Times:
+def run_side(side: str, python: str, calls: int, data: str = "mlp"
+            ) -> Times:
   """One process of `side` on `python`: its calls' times."""
   if side == "real":
     from real_estimator import reference_env  # pylint: disable=g-import-not-at-top
@@ -108,7 +137,7 @@ def run_side(side: str, python: str, calls: int) -> Times:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
   done = subprocess.run(
       [python, os.path.abspath(__file__), "--worker", side,
-       "--calls", str(calls)], capture_output=True, text=True, env=env,
+       "--calls", str(calls), "--input", data], capture_output=True, text=True, env=env,
       check=False)
   results = [line for line in done.stdout.splitlines()
              if line.startswith(_RESULT)]
@@ -179,6 +208,10 @@ def main() -> int:
   parser.add_argument("--real_estimator_python", default=None,
                       help="python of a TF 2.15 + tensorflow-estimator venv "
                       "(default: the reference venv when it exists)")
+  parser.add_argument("--input", choices=("mlp", "constant"), default="mlp",
+                      help="mlp: the benchmark's input_fn (its data a graph "
+                      "constant); constant: one small constant batch "
+                      "repeated (constant_input_fn)")
   parser.add_argument("--quick", action="store_true",
                       help="1 round of 2 calls per kind: checks that it "
                       "runs, no timing worth reading")
@@ -189,14 +222,13 @@ def main() -> int:
                       help=argparse.SUPPRESS)
   args = parser.parse_args()
   if args.worker:
-    return _worker(args.worker, args.calls)
+    return _worker(args.worker, args.calls, args.input)
   if args.quick:
     args.rounds, args.calls = 1, 2
   sides = [s.strip() for s in args.sides.split(",") if s.strip()]
   if not sides or set(sides) - set(SIDES):
     parser.error(f"--sides takes {', '.join(SIDES)}, got {args.sides!r}")
   sys.path.insert(0, HERE)
-  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # real_estimator's import
   pythons = {"ours": sys.executable}
   if "real" in sides:
     from real_estimator import reference_python  # pylint: disable=g-import-not-at-top
@@ -212,10 +244,11 @@ def main() -> int:
   for _ in range(args.rounds):
     for side in sides:
       rounds[side].append(later_medians(
-          run_side(side, pythons[side], args.calls)))
+          run_side(side, pythons[side], args.calls, args.input)))
       loads.append(os.getloadavg()[0])
 
-  print(f"MLP 784-128-10, batch 256, default RunConfig; {args.rounds} "
+  print(f"MLP 784-128-10, batch 256, default RunConfig, input {args.input}; "
+        f"{args.rounds} "
         f"round(s) of one process per side, {args.calls} calls of each kind "
         f"per process, medians of the last {max(1, args.calls - 1)}; load "
         f"average (1 min) {min(loads):.1f}-{max(loads):.1f}\n")

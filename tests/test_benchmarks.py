@@ -27,12 +27,15 @@ def _small_calls():
   return module
 
 
-def test_small_calls_quick_run_of_ours_prints_every_row():
+@pytest.mark.parametrize("data", ["mlp", "constant"])
+def test_small_calls_quick_run_of_ours_prints_every_row(data):
   done = subprocess.run(
-      [sys.executable, SMALL_CALLS, "--quick", "--sides", "ours", "--cpu"],
+      [sys.executable, SMALL_CALLS, "--quick", "--sides", "ours", "--cpu",
+       "--input", data],
       capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
       env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3"))
   assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+  assert f"default RunConfig, input {data};" in done.stdout
   for clock in ("wall seconds", "CPU seconds of the process"):
     assert f"| call ({clock}, median) |" in done.stdout
   for kind, target in ROWS.items():
