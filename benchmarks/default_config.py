@@ -47,11 +47,10 @@ from engines import handwritten_eval_steps_per_second  # pylint: disable=g-impor
 from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from real_estimator import predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from real_estimator import REFERENCE_PYTHON, reference_env, reference_python  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-_REFERENCE = os.path.expanduser(
-    "~/.cache/estimator-compat/tf215-venv/bin/python")
 REAL = "real Estimator (TF 2.15), default RunConfig"
 OURS = "estimator_compat, default RunConfig"
 ONE = "estimator_compat, steps_per_loop=1"
@@ -86,9 +85,7 @@ def real(python: str, steps: int, eval_steps: int) -> Dict[str, float]:
                         "real_estimator.py")
   out = subprocess.run(
       [python, script, str(steps), str(eval_steps), "default_config"],
-      capture_output=True, text=True, check=True,
-      env={k: v for k, v in dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3").items()
-           if k not in ("TF_USE_LEGACY_KERAS", "PYTHONPATH")})
+      capture_output=True, text=True, check=True, env=reference_env())
   train_rate, eval_rate, predict_rate = (
       float(r) for r in out.stdout.split()[-3:])
   return {"train": train_rate, "eval": eval_rate, "predict": predict_rate}
@@ -126,15 +123,14 @@ def main() -> int:
                       "it runs, no timing worth reading")
   parser.add_argument("--real_estimator_python", default=None,
                       help="python of a TF 2.15 + tensorflow-estimator venv "
-                      f"(default: {_REFERENCE} when it exists)")
+                      f"(default: {REFERENCE_PYTHON} when it exists)")
   parser.add_argument("--png", default=None,
                       help="also draw the three tables as bars here (needs "
                       "matplotlib: pip install -e .[bench])")
   args = parser.parse_args()
   if args.quick:
     args.steps, args.eval_steps, args.rounds = 200, 50, 1
-  python = args.real_estimator_python or (
-      _REFERENCE if os.path.exists(_REFERENCE) else None)
+  python = reference_python(args.real_estimator_python)
 
   train: Dict[str, List[float]] = {}
   evaluate: Dict[str, List[float]] = {}

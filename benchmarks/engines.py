@@ -28,6 +28,7 @@ tfe.install()
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charts  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
+from real_estimator import reference_env  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
 def steps_per_second(engine: str, steps: int, steps_per_loop: int = 1
@@ -225,8 +226,7 @@ def main() -> int:
     out = subprocess.run(
         [args.real_estimator_python, script, str(args.steps),
          str(args.repeats)], capture_output=True, text=True, check=True,
-        env={k: v for k, v in dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3").items()
-             if k != "TF_USE_LEGACY_KERAS"})  # TF 2.15 has no tf-keras here
+        env=reference_env())
     runs = [float(r) for r in out.stdout.split()]
     results["real"] = statistics.median(runs)
     print(f"| real Estimator (TF 2.15), 1 step/call | {results['real']:.0f} | "

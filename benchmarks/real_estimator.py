@@ -12,11 +12,32 @@ import os
 import sys
 import tempfile
 import time
+from typing import Dict, Optional
 
 import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+REFERENCE_PYTHON = os.path.expanduser(
+    "~/.cache/estimator-compat/tf215-venv/bin/python")
+
+
+def reference_python(given: Optional[str]) -> Optional[str]:
+  """The TF 2.15 python to run: `given`, else REFERENCE_PYTHON if it exists."""
+  if given:
+    return given
+  return REFERENCE_PYTHON if os.path.exists(REFERENCE_PYTHON) else None
+
+
+def reference_env() -> Dict[str, str]:
+  """The environment of a subprocess on the reference python.
+
+  Quiet C++ logs; no TF_USE_LEGACY_KERAS (TF 2.15 has no tf-keras there) and
+  no PYTHONPATH (this checkout's packages stay out of the reference venv).
+  """
+  return {k: v for k, v in dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3").items()
+          if k not in ("TF_USE_LEGACY_KERAS", "PYTHONPATH")}
 
 
 def default_config(steps: int, eval_steps: int) -> None:
