@@ -49,7 +49,11 @@ With `--train`, each round times instead our train(steps=TRAIN_STEPS) at
 the default RunConfig (summaries, step counter and loss logging every 100
 steps, a checkpoint at the call's start and end), split by phase, and the
 hand-written v1-Adam ceiling (benchmarks/engines.py: all steps in one
-tf.function, traced before the clock starts). Phases of a train() call
+tf.function, traced before the clock starts), and a hand-written WHOLE
+training call (input_fn, the variables and a fresh tf.function traced,
+the latest checkpoint restored, the steps, a checkpoint saved, the iterator
+let go: what every train() call of this program must do), both ratios
+printed. Phases of a train() call
 (exclusive, as above):
 
 - input_fn, model_fn trace, pruning, restore: as above;
@@ -107,6 +111,7 @@ from engines import handwritten_eval_whole_call_seconds  # pylint: disable=g-imp
 from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_train_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from mlp_model import input_fn, model_fn  # pylint: disable=g-import-not-at-top,wrong-import-position
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
@@ -320,6 +325,9 @@ def train_main(args: argparse.Namespace, clock: PhaseClock) -> int:
   estimator = new_estimator()
   estimator.train(input_fn, steps=10)  # Warm-ups (the input's import too).
   estimator.train(input_fn, steps=10)
+  hand_dir = tempfile.mkdtemp()
+  handwritten_checkpoint(hand_dir)
+  handwritten_train_whole_call_seconds(hand_dir, 10)  # warm-up
   phases: Dict[str, List[float]] = collections.defaultdict(list)
   rates: Dict[str, List[float]] = collections.defaultdict(list)
   unit = "CPU seconds" if args.cpu else "seconds"
@@ -351,12 +359,25 @@ def train_main(args: argparse.Namespace, clock: PhaseClock) -> int:
     rates["hand-written v1 Adam steps per CPU second"].append(
         handwritten_steps_per_second(args.train_steps, args.train_steps, "v1",
                                      clock=time.process_time))
+    gc.collect()
+    whole_wall, whole_cpu = handwritten_train_whole_call_seconds(
+        hand_dir, args.train_steps)
+    rates["hand-written whole call steps/s (wall)"].append(
+        args.train_steps / whole_wall)
+    rates["hand-written whole call steps per CPU second"].append(
+        args.train_steps / whole_cpu)
     rates["ours / hand-written (wall)"].append(
         rates["ours train steps/s (wall)"][-1] /
         rates["hand-written v1 Adam steps/s (wall)"][-1])
     rates["ours / hand-written (CPU)"].append(
         rates["ours train steps per CPU second"][-1] /
         rates["hand-written v1 Adam steps per CPU second"][-1])
+    rates["ours / hand-written whole call (wall)"].append(
+        rates["ours train steps/s (wall)"][-1] /
+        rates["hand-written whole call steps/s (wall)"][-1])
+    rates["ours / hand-written whole call (CPU)"].append(
+        rates["ours train steps per CPU second"][-1] /
+        rates["hand-written whole call steps per CPU second"][-1])
   print(f"MLP 784-128-10, batch 256; train(steps={args.train_steps}) at the "
         "default RunConfig, " + ("a new Estimator and no kept steps per "
                                  "round" if args.train_fresh else

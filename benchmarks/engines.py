@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -185,6 +186,50 @@ def handwritten_eval_whole_call_seconds(directory: str, steps: int) -> float:
   seconds = time.perf_counter() - start
   assert mean == mean  # pylint: disable=comparison-with-itself
   return seconds
+
+
+def handwritten_train_whole_call_seconds(directory: str, steps: int
+                                        ) -> Tuple[float, float]:
+  """Wall and CPU seconds of one hand-written TF2 training CALL of `steps`
+  steps with the program's own v1 Adam, doing what any train() call of this
+  program must do (the Estimator's contract calls input_fn and model_fn per
+  call and ends each call with a checkpoint): call input_fn, make the
+  variables (weights, Adam's slots, a step counter) and trace a fresh
+  tf.function over the steps, restore the latest checkpoint in `directory`
+  (handwritten_checkpoint(), then this function's own saves), run the steps,
+  save a checkpoint and let the iterator go. The ceiling of a whole train()
+  call; handwritten_steps_per_second(..., "v1") is the loop-only one. Nothing
+  the default RunConfig adds beyond that (summaries, step logging, the
+  graph.pbtxt and .meta files) is in it: those count against us.
+  """
+  start, cpu = time.perf_counter(), time.process_time()
+  dataset = input_fn().take(steps)
+  weights = _handwritten_weights()
+  adam = tf.compat.v1.train.AdamOptimizer(1e-3)
+  step = tf.Variable(0, dtype=tf.int64)
+  # Adam's slots made before the trace, as ours makes every variable
+  # before its step function's: made inside the first trace, they would
+  # make tf.function trace a second time.
+  adam._create_slots(weights)  # pylint: disable=protected-access
+  checkpoint = tf.train.Checkpoint(weights=weights, optimizer=adam, step=step)
+  checkpoint.restore(tf.train.latest_checkpoint(directory))
+
+  # The iterator is made and destroyed inside the call, as in the
+  # evaluation ceiling.
+  @tf.function
+  def train(data):
+    for features, labels in data:
+      with tf.GradientTape() as tape:
+        loss = _handwritten_loss(weights, features, labels)
+      adam.apply_gradients(zip(tape.gradient(loss, weights), weights))
+      step.assign_add(1)
+
+  train(dataset)
+  checkpoint.save(os.path.join(directory, "ckpt"))
+  del dataset, train
+  wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+  assert int(step.numpy()) >= steps
+  return wall, cpu
 
 
 def handwritten_predict_whole_call_seconds(directory: str, batches: int
