@@ -14,6 +14,7 @@ import threading
 import pytest
 import tensorflow as tf
 
+from estimator_compat.engines.function import iterator_release
 from tests import models
 
 
@@ -44,6 +45,9 @@ def test_threads_end_with_each_call(tmp_path, engine):
   try:
     for _ in range(2):
       _round(tmp_path, engine)
+    # The function engine's iterators end on the release thread, just after
+    # their calls (iterator_release.py).
+    assert iterator_release.wait(timeout=60)
     after = _os_threads()
   finally:
     gc.enable()

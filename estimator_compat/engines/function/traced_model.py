@@ -29,6 +29,7 @@ from estimator_compat.engines.function.fetches import (
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
                                      UnsupportedOnFunctionEngine)
 from estimator_compat.engines import summary_read_order
+from estimator_compat.engines.function import iterator_release
 from estimator_compat.engines.function import op_seeds
 from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import step_reuse
@@ -451,6 +452,8 @@ class TracedModel(StepLoops, PredictionBatches):
     numpy_input_fn) lived until Python's cycle collector next ran a full
     pass, so a process calling train/evaluate/predict in a loop grew by a
     few OS threads per call (issue 28). The functions are not called again.
+    The iterator itself is dropped on a background thread
+    (iterator_release.py): its teardown waits for the pipeline's threads.
     """
     self._keep()
     concrete = [self._wrapped]
@@ -477,8 +480,10 @@ class TracedModel(StepLoops, PredictionBatches):
     self._loops.clear()
     self._advance_loops.clear()
     self._batches_loop = None
-    self._iterator = None
     self._element = None
+    holder = [self._iterator]
+    self._iterator = None
+    iterator_release.let_go(holder)
 
   def prune(self, fetches: Any) -> Callable[[], Any]:
     """A function of no arguments computing `fetches` (graph elements)."""
