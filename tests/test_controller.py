@@ -305,3 +305,39 @@ def test_prediction_falls_back_to_one_per_call_when_it_cannot_batch():
       runner=runner, cadence=_EveryN(1000),
       options=BatchOptions(automatic=True, input_batches=40)).batches()]
   assert got == list(range(40)) and runner.calls == [1] * 40
+
+
+class _LossOnDemandRunner(_Runner):
+  """Fetches no loss per call; reads the latest one when asked (PS)."""
+
+  def __init__(self, global_step):
+    super().__init__(global_step)
+    self.reads = []
+
+  def train(self, *, num_steps, steps_left, fetches):
+    run = super().train(num_steps=num_steps, steps_left=steps_left,
+                        fetches=fetches)
+    return StepsRun(steps=run.steps, loss=None, values={})
+
+  def latest_loss(self):
+    step = int(self.variable.numpy())
+    self.reads.append(step)
+    return step / 10.0
+
+
+def test_a_loss_on_demand_is_read_only_where_a_report_needs_it(tmp_path):
+  step = tf.Variable(0, dtype=tf.int64)
+  runner = _LossOnDemandRunner(step)
+  reports = StepReports(log_step_count_steps=4, save_summary_steps=3,
+                        start=0, summary_dir=str(tmp_path))
+  final = _run(runner, steps=8, reports=reports)
+  # The first call's summary, the summaries at 3 and 6, the log lines at 4
+  # and 8, then the final loss.
+  assert runner.reads == [1, 3, 4, 6, 8, 8]
+  assert final == 0.8
+  written = []
+  for name in tmp_path.iterdir():
+    for event in tf.compat.v1.train.summary_iterator(str(name)):
+      written += [(event.step, round(v.simple_value, 3))
+                  for v in event.summary.value if v.tag == "loss"]
+  assert written == [(1, 0.1), (3, 0.3), (6, 0.6)]

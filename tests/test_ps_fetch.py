@@ -1,8 +1,8 @@
-"""The PS loop's reading of a finished closure's loss (no cluster started).
+"""The PS loop's wait for a finished closure (no cluster started).
 
-A closure's result stays on its worker until fetched; these cases pin what
-the loop does when that fetch fails, which on a real cluster happens only in
-the short window between a closure finishing and its worker being killed.
+These cases pin what the loop does when that wait fails, which on a real
+cluster happens only in the short window between a closure finishing and
+its worker being killed, and how a closure's NaN loss ends the call.
 """
 
 import pytest
@@ -11,7 +11,6 @@ from tensorflow.python.distribute.coordinator import remote_value  # pylint: dis
 
 from estimator_compat.engines.function import ps_runner
 from estimator_compat.errors import UnsupportedOnFunctionEngine
-from estimator_compat.engines.function import ps_training
 
 
 class _Remote:
@@ -44,26 +43,26 @@ _WORKER_GONE = tf.errors.UnavailableError(None, None, "worker:1 is gone")
 _READY = remote_value.RemoteValueStatus.READY
 
 
-def test_a_finished_closure_returns_its_loss():
-  assert ps_training._fetch_loss(_Remote(_READY, value=0.25), _Step()) == 0.25
+def test_a_finished_closure_is_waited_for():
+  ps_runner.wait_for(_Remote(_READY), _Step())
 
 
-def test_a_worker_lost_after_finishing_gives_an_unknown_loss():
+def test_a_worker_lost_after_finishing_is_survived():
   remote = _Remote(_READY, fetch_error=_WORKER_GONE)
-  assert ps_training._fetch_loss(remote, _Step()) is None
+  ps_runner.wait_for(remote, _Step())
 
 
 def test_a_lost_ps_is_raised_even_when_the_closure_finished():
   remote = _Remote(_READY, fetch_error=_WORKER_GONE)
   with pytest.raises(tf.errors.UnavailableError, match="ps:0"):
-    ps_training._fetch_loss(remote, _Step(ps_alive=False))
+    ps_runner.wait_for(remote, _Step(ps_alive=False))
 
 
 def test_a_closure_that_failed_is_raised():
   error = tf.errors.UnavailableError(None, None, "closure failed")
   remote = _Remote(_READY, error=error, fetch_error=error)
   with pytest.raises(tf.errors.UnavailableError, match="closure failed"):
-    ps_training._fetch_loss(remote, _Step())
+    ps_runner.wait_for(remote, _Step())
 
 
 def test_coordinator_error_records_are_cut_to_their_first_and_last_line():
@@ -91,6 +90,7 @@ class _Coordinator:
 
   def __init__(self, losses=(), join_error=None):
     self.scheduled = []
+    self.joins = 0
     self._losses = list(losses)
     self._join_error = join_error
 
@@ -99,24 +99,26 @@ class _Coordinator:
     loss = self._losses.pop(0)
     if isinstance(loss, Exception):
       return _Remote(_READY, error=loss, fetch_error=loss)
-    return _Remote(_READY, value=loss)
+    return _Remote(_READY)
 
   def join(self):
+    self.joins += 1
     if self._join_error is not None:
-      raise self._join_error
+      error, self._join_error = self._join_error, None  # Raised once.
+      raise error
 
 
 class _Setup:
   model_dir = None
 
 
-def _runner(coordinator, tmp_path, num_workers=2):
+def _runner(coordinator, tmp_path, num_workers=2, last_loss=None):
   setup = _Setup()
   setup.model_dir = str(tmp_path)
   return ps_runner.PsRunner(
       setup=setup, coordinator=coordinator, step_function=None,
       iterator="iterator", num_workers=num_workers,
-      global_step=tf.Variable(5, dtype=tf.int64))
+      global_step=tf.Variable(5, dtype=tf.int64), last_loss=last_loss)
 
 
 def test_one_closure_per_worker_stays_in_flight(tmp_path):
@@ -124,10 +126,10 @@ def test_one_closure_per_worker_stays_in_flight(tmp_path):
   runner = _runner(coordinator, tmp_path)
   first = runner.train(num_steps=10, steps_left=None, fetches=())
   assert coordinator.scheduled == [10, 10]  # both workers busy
-  assert (first.steps, first.loss) == (10, 0.5)
+  assert (first.steps, first.loss) == (10, None)  # not fetched per closure
   second = runner.train(num_steps=10, steps_left=None, fetches=())
   assert coordinator.scheduled == [10, 10, 10]  # refilled the free worker
-  assert second.loss == 0.4
+  assert second.steps == 10
   assert runner.settle() == 10  # the one still in flight
   assert runner.finish() == 0  # nothing left
 
@@ -138,7 +140,7 @@ def test_steps_left_caps_what_is_scheduled(tmp_path):
   run = runner.train(num_steps=10, steps_left=14, fetches=())
   assert coordinator.scheduled == [10, 4] and run.steps == 10
   run = runner.train(num_steps=10, steps_left=4, fetches=())
-  assert coordinator.scheduled == [10, 4] and (run.steps, run.loss) == (4, 2.0)
+  assert coordinator.scheduled == [10, 4] and run.steps == 4
   assert runner.global_step(19) == 19
 
 
@@ -167,6 +169,45 @@ def test_a_lost_ps_names_the_step_the_checkpoint_and_the_fix(tmp_path):
   runner.train(num_steps=3, steps_left=None, fetches=())
   with pytest.raises(RuntimeError, match="lost a task it cannot do without"):
     runner.settle()
+
+
+def _nan_error():
+  return tf.errors.InvalidArgumentError(
+      None, None, f"assertion failed: [{ps_runner.NAN_MARKER}] [nan]")
+
+
+def test_a_closure_failing_on_a_nan_loss_raises_the_estimators_error(
+    tmp_path):
+  coordinator = _Coordinator(losses=[_nan_error(), 1.0],
+                             join_error=_nan_error())
+  runner = _runner(coordinator, tmp_path)
+  with pytest.raises(tf.compat.v1.train.NanLossDuringTrainingError):
+    runner.train(num_steps=1, steps_left=None, fetches=())
+  # The coordinator's copy of the failure is joined away: a later call's
+  # closures do not meet it.
+  assert coordinator.joins == 1
+  coordinator.join()
+
+
+def test_a_nan_loss_found_when_settling_raises_before_any_save(tmp_path):
+  runner = _runner(_Coordinator(losses=[1.0, 1.0], join_error=_nan_error()),
+                   tmp_path)
+  runner.train(num_steps=1, steps_left=None, fetches=())
+  with pytest.raises(tf.compat.v1.train.NanLossDuringTrainingError):
+    runner.settle()
+
+
+def test_other_closure_errors_are_raised_as_they_are(tmp_path):
+  error = tf.errors.InvalidArgumentError(None, None, "a shape is wrong")
+  runner = _runner(_Coordinator(losses=[error, 1.0]), tmp_path)
+  with pytest.raises(tf.errors.InvalidArgumentError, match="shape is wrong"):
+    runner.train(num_steps=1, steps_left=None, fetches=())
+
+
+def test_the_loss_is_read_on_demand_from_its_variable(tmp_path):
+  assert _runner(_Coordinator(), tmp_path).latest_loss() is None
+  runner = _runner(_Coordinator(), tmp_path, last_loss=tf.Variable(0.75))
+  assert runner.latest_loss() == 0.75
 
 
 class _LossHook(tf.compat.v1.train.SessionRunHook):

@@ -103,6 +103,14 @@ class TrainRunner(Protocol):
 
 
 @runtime_checkable
+class LossOnDemandRunner(TrainRunner, Protocol):
+  """A runner whose calls do not fetch the loss (StepsRun.loss is None)."""
+
+  def latest_loss(self) -> Optional[float]:
+    """The loss of the last step to finish; None when unknown."""
+
+
+@runtime_checkable
 class AdvancingRunner(TrainRunner, Protocol):
   """A runner that can also run steps no hook sees (automatic mode)."""
 
@@ -230,6 +238,15 @@ class StepReports:
   def count_call(self) -> None:
     """Counts a call (the first one always writes the loss summary)."""
     self._calls += 1
+
+  def wants_loss(self, step_before: int, step: int) -> bool:
+    """Whether `after_call` at `step` writes a log line or a loss summary."""
+    last_step = self._last_log[1]
+    return bool(
+        (self._log_every and step - last_step >= self._log_every) or
+        (self._summary_every and
+         (self._calls == 1 or
+          step // self._summary_every > step_before // self._summary_every)))
 
   def after_call(self, *, loss: Optional[float], last_loss: Optional[float],
                  step_before: int, step: int) -> None:
@@ -419,17 +436,31 @@ class TrainingController:
       listener_stop = checkpoints.after_step(current)
       hooks.after_call(keys, run, current)
       if self._reports is not None:
-        self._reports.after_call(loss=run.loss, last_loss=last_loss,
+        loss = run.loss
+        if loss is None and self._reports.wants_loss(before, current):
+          loss = self._loss_on_demand()
+          last_loss = last_loss if loss is None else loss
+        self._reports.after_call(loss=loss, last_loss=last_loss,
                                  step_before=before, step=current)
       if listener_stop:
         break
     guard.add(runner.finish())
+    last_loss = self._loss_on_demand(default=last_loss)
     checkpoints.end()
     hooks.end()
     if self._reports is not None:
       self._reports.close()
     logging.info("Loss for final step: %s.", last_loss)
     return last_loss
+
+  def _loss_on_demand(self, default: Optional[float] = None
+                     ) -> Optional[float]:
+    """The runner's latest loss, where its calls do not fetch it."""
+    if isinstance(self._runner, LossOnDemandRunner):
+      loss = self._runner.latest_loss()
+      if loss is not None:
+        return loss
+    return default
 
   def _plan(self, current: int, target: Optional[int]) -> int:
     """Steps up to and including the next one anything must observe."""

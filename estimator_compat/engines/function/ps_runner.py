@@ -1,18 +1,25 @@
 """The inner training loop under ParameterServerStrategy: coordinator closures.
 
 `PsRunner.train(num_steps=N)` keeps one closure of at most N steps in flight
-per worker and returns when the oldest has finished (with its loss); the
-controller (engines/controller.py) decides N and everything around the call.
-At a checkpoint the controller settles the closures in flight, so that the
-saved step is exact. `GlobalStepHooks` runs the call's SessionRunHooks with
-the global step only: steps run remotely and asynchronously.
+per worker and returns when the oldest has finished; the controller
+(engines/controller.py) decides N and everything around the call. At a
+checkpoint the controller settles the closures in flight, so that the saved
+step is exact. `GlobalStepHooks` runs the call's SessionRunHooks with the
+global step only: steps run remotely and asynchronously.
+
+A closure returns nothing: a returned value is copied to the coordinator
+after every closure, which cost a one-step-per-closure job 7-23% of its
+steps/s (docs/speed.md). Each closure stores its last loss in a variable on
+a ps, read only when a log line or summary needs it (`latest_loss`), and
+fails on a non-finite loss with NAN_MARKER in its message, which the runner
+turns into the Estimator's NanLossDuringTrainingError.
 
 A worker that dies is survived: the coordinator reschedules its closures on
 the others. A lost ps is an error that names the fix.
 """
 
 import collections
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -47,16 +54,25 @@ def lost_ps_message(setup: ModelSetup, step: int, error: Exception) -> str:
       "training resumes from the last checkpoint.")
 
 
-def fetch_loss(remote, global_step: tf.Variable) -> Optional[float]:
-  """The loss a finished closure returned; None if its worker is gone.
+# In the message of the error a closure fails with on a non-finite loss.
+NAN_MARKER = "estimator_compat: the loss is not finite"
 
-  A closure's result stays on its worker until fetched. A worker lost after
-  its closure finished (its steps applied on the ps) takes the loss with it:
-  the steps count, the loss is unknown. Any other error is raised; one that
-  comes from a lost ps is raised by reading the global step (on a ps).
+
+def is_nan_error(error: Exception) -> bool:
+  """True for the error a closure fails with on a non-finite loss."""
+  return isinstance(error, tf.errors.InvalidArgumentError) and (
+      NAN_MARKER in str(error))
+
+
+def wait_for(remote, global_step: tf.Variable) -> None:
+  """Waits for a closure to finish; survives its worker lost just after.
+
+  A worker lost after its closure finished (its steps applied on the ps)
+  is survived: the steps count. Any other error is raised; one that comes
+  from a lost ps is raised by reading the global step (on a ps).
   """
   try:
-    return float(remote.fetch())
+    remote.fetch()  # Nothing to copy: the closure returns nothing.
   except _LOST_TASK_ERRORS:
     finished = (getattr(remote, "_status", None) is
                 remote_value.RemoteValueStatus.READY and
@@ -65,24 +81,25 @@ def fetch_loss(remote, global_step: tf.Variable) -> Optional[float]:
       raise
     global_step.numpy()  # Raises if the ps is gone too.
     logging.warning("A worker was lost after it finished its steps; they "
-                    "count, their loss is unknown.")
-    return None
+                    "count.")
 
 
 class PsRunner:
   """Schedules step closures on the workers through a ClusterCoordinator."""
 
   def __init__(self, *, setup: ModelSetup, coordinator: Any, step_function,
-               iterator: Any, num_workers: int, global_step: tf.Variable):
+               iterator: Any, num_workers: int, global_step: tf.Variable,
+               last_loss: Optional[tf.Variable] = None):
     """Creates the runner.
 
     Args:
       setup: the model setup (model_dir names the last checkpoint in errors).
       coordinator: the ClusterCoordinator.
-      step_function: tf.function(iterator, num_steps) -> last loss.
+      step_function: tf.function(iterator, num_steps), returning nothing.
       iterator: the per-worker input iterator.
       num_workers: closures kept in flight (one per worker).
       global_step: the global step variable (on a ps).
+      last_loss: the variable each closure stores its last loss in.
     """
     self._setup = setup
     self._coordinator = coordinator
@@ -90,12 +107,14 @@ class PsRunner:
     self._iterator = iterator
     self._num_workers = num_workers
     self._global_step = global_step
+    self._last_loss = last_loss
     self._inflight = collections.deque()  # (RemoteValue, steps), in order.
     self._step = int(global_step.numpy())
+    self._num_steps: Dict[int, tf.Tensor] = {}
 
   def train(self, *, num_steps: int, steps_left: Optional[int],
             fetches: Sequence[str]) -> Optional[StepsRun]:
-    """Fills the workers' closures; returns the oldest one's steps and loss.
+    """Fills the workers' closures; returns the oldest one's steps.
 
     One closure per worker stays in flight: each worker starts its next
     steps as soon as its last ones finish, as the Estimator's workers ran
@@ -112,16 +131,45 @@ class PsRunner:
         if n <= 0:
           break
         self._inflight.append((self._coordinator.schedule(
-            self._step_function,
-            args=(self._iterator, tf.constant(n, tf.int64))), n))
+            self._step_function, args=(self._iterator, self._constant(n))),
+                               n))
       remote, scheduled = self._inflight.popleft()
-      loss = fetch_loss(remote, self._global_step)
+      wait_for(remote, self._global_step)
     except tf.errors.OutOfRangeError:
       logging.info("Input ended; stopping training.")
       return None
     except _LOST_TASK_ERRORS as e:
       raise RuntimeError(lost_ps_message(self._setup, self._step, e)) from None
-    return StepsRun(steps=scheduled, loss=loss, values={})
+    except tf.errors.InvalidArgumentError as e:
+      if not is_nan_error(e):
+        raise
+      self._nan_loss()
+    return StepsRun(steps=scheduled, loss=None, values={})
+
+  def latest_loss(self) -> Optional[float]:
+    """The loss the last closure to finish stored (a read on a ps)."""
+    if self._last_loss is None:
+      return None
+    return float(self._last_loss.numpy())
+
+  def _constant(self, n: int) -> tf.Tensor:
+    if n not in self._num_steps:
+      self._num_steps[n] = tf.constant(n, tf.int64)
+    return self._num_steps[n]
+
+  def _nan_loss(self) -> None:
+    """Lets the closures in flight end, then raises as NanTensorHook did."""
+    self._inflight.clear()
+    try:
+      # The coordinator keeps the failure until a join raises it: the next
+      # train() call's first closure must not meet it.
+      self._coordinator.join()
+    except tf.errors.InvalidArgumentError as e:
+      if not is_nan_error(e):
+        raise
+    except tf.errors.OutOfRangeError:
+      pass
+    raise tf.compat.v1.train.NanLossDuringTrainingError()
 
   def global_step(self, counted: int) -> int:
     """The counted step: reading it from the ps costs a round trip."""
@@ -152,6 +200,10 @@ class PsRunner:
       pass  # End of input: what ran is counted by the caller.
     except _LOST_TASK_ERRORS as e:
       raise RuntimeError(lost_ps_message(self._setup, self._step, e)) from None
+    except tf.errors.InvalidArgumentError as e:
+      if not is_nan_error(e):
+        raise
+      self._nan_loss()  # Before any checkpoint of the NaN's step is written.
 
 
 class GlobalStepHooks:

@@ -43,7 +43,6 @@ from estimator_compat.front.model_fn_call import ModelSetup, call_model_fn
 
 # Their names before ps_runner.py; tests use them.
 _Hooks = ps_runner.GlobalStepHooks
-_fetch_loss = ps_runner.fetch_loss
 
 
 # Step functions and input iterators of finished train() calls. Deleting a
@@ -65,6 +64,11 @@ class _StepFunction:
     self.capture = VariableCapture()
     self.graph: Optional[tf.Graph] = None
     self.spec = None
+    # Not a model variable (not captured, not saved): where each closure
+    # leaves its last loss for the log lines and summaries (ps_runner.py).
+    with strategy.scope():
+      self.last_loss = tf.Variable(0.0, trainable=False,
+                                   name="estimator_compat_last_loss")
     self.function = tf.function(self._steps, autograph=False)
 
   def _replica(self, features, labels):
@@ -101,13 +105,17 @@ class _StepFunction:
           loss = self._strategy.run(self._replica, args=(features, labels))
         return i + 1, tf.reshape(tf.cast(loss, tf.float32), [])
 
-      # A non-finite loss ends the closure at its step (the controller then
-      # raises NanLossDuringTrainingError, as at one step per closure).
+      # A non-finite loss ends the closure at its step, and the closure
+      # fails (the runner then raises NanLossDuringTrainingError, as at one
+      # step per closure). Nothing is returned: see ps_runner.py.
       _, loss = tf.while_loop(
           lambda i, loss: tf.logical_and(
               i < num_steps, tf.logical_or(i == 0, tf.math.is_finite(loss))),
           body, (tf.constant(0, tf.int64), tf.constant(0.0)))
-    return loss
+      stored = self.last_loss.assign(loss)
+      with tf.control_dependencies([stored]):
+        tf.debugging.Assert(tf.math.is_finite(loss),
+                            [ps_runner.NAN_MARKER, loss])
 
 
 def _per_worker_iterator(setup, input_fn, strategy, coordinator):
@@ -171,7 +179,8 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
       summary_dir=setup.model_dir if config.is_chief else None)
   runner = ps_runner.PsRunner(
       setup=setup, coordinator=coordinator, step_function=step_fn.function,
-      iterator=iterator, num_workers=num_workers, global_step=global_step)
+      iterator=iterator, num_workers=num_workers, global_step=global_step,
+      last_loss=step_fn.last_loss)
   cadence = None
   if config.steps_per_loop is None and num_workers == 1:
     # With one worker a closure's steps end where they were planned; with
