@@ -1,0 +1,47 @@
+"""The parameter-server step function's stored loss (no cluster started).
+
+train() schedules a zero-step closure to trace the model and does not wait
+for it, so it may run after the first real closures: it must leave the loss
+they stored alone (a log line or summary would read 0.0).
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from estimator_compat.engines.function import ps_training
+from estimator_compat.front.configuration import Choices
+from estimator_compat.front.model_fn_call import ModelSetup
+from estimator_compat.mode_keys import ModeKeys
+from estimator_compat.run_config import RunConfig
+from estimator_compat.spec import EstimatorSpec
+
+
+def _model_fn(features, labels, mode):
+  logits = tf.compat.v1.layers.dense(features, 3)
+  loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return EstimatorSpec(ModeKeys.TRAIN, loss=loss, train_op=train_op)
+
+
+def _iterator():
+  rng = np.random.RandomState(0)
+  x = rng.normal(size=(16, 4)).astype(np.float32)
+  y = rng.randint(0, 3, 16).astype(np.int64)
+  return iter(tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(4))
+
+
+def test_a_zero_step_closure_leaves_the_stored_loss_alone(tmp_path):
+  setup = ModelSetup(model_fn=_model_fn, model_dir=str(tmp_path),
+                     config=RunConfig(model_dir=str(tmp_path)), params={},
+                     choices=Choices())
+  strategy = tf.distribute.get_strategy()
+  step_fn = ps_training._StepFunction(setup, strategy)  # pylint: disable=protected-access
+  iterator = _iterator()
+  step_fn.function(iterator, tf.constant(0, tf.int64))
+  assert step_fn.last_loss.numpy() == 0.0
+  step_fn.function(iterator, tf.constant(3, tf.int64))
+  stored = step_fn.last_loss.numpy()
+  assert stored > 0.0
+  step_fn.function(iterator, tf.constant(0, tf.int64))
+  assert step_fn.last_loss.numpy() == stored
