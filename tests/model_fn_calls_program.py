@@ -41,8 +41,9 @@ def input_fn():
   return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(8)
 
 
-def _start_cluster() -> None:
-  cluster = cluster_tasks.loopback_cluster(workers=1, ps=2)
+def start_cluster(workers: int = 1) -> None:
+  """Starts 2 ps and `workers` workers in this process; makes it the chief."""
+  cluster = cluster_tasks.loopback_cluster(workers=workers, ps=2)
   # Worker and ps servers run closures of several functions at once.
   config = tf.compat.v1.ConfigProto(inter_op_parallelism_threads=8)
   for job in ("ps", "worker"):
@@ -55,7 +56,7 @@ def _start_cluster() -> None:
 
 def main(strategy: str, model_dir: str) -> None:
   if strategy == "parameter_server":
-    _start_cluster()
+    start_cluster()
   import estimator_compat  # pylint: disable=g-import-not-at-top
   estimator_compat.install()
   from estimator_compat.distribute import flags  # pylint: disable=g-import-not-at-top

@@ -22,7 +22,8 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from estimator_compat.distribute import cluster_tasks
+# Its directory is this script's, first on sys.path.
+from model_fn_calls_program import input_fn, start_cluster  # pylint: disable=g-bad-import-order
 
 
 def model_fn(features, labels, mode, params):
@@ -36,13 +37,6 @@ def model_fn(features, labels, mode, params):
   return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
-def input_fn():
-  rng = np.random.RandomState(3)
-  x = rng.normal(size=(64, 5)).astype(np.float32)
-  y = rng.randint(0, 3, 64).astype(np.int64)
-  return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(8)
-
-
 class _Lines(logging.Handler):
 
   def __init__(self):
@@ -54,14 +48,7 @@ class _Lines(logging.Handler):
 
 
 def main(model_dir: str) -> None:
-  cluster = cluster_tasks.loopback_cluster(workers=2, ps=2)
-  config = tf.compat.v1.ConfigProto(inter_op_parallelism_threads=8)
-  for job in ("ps", "worker"):
-    for index in range(len(cluster[job])):
-      tf.distribute.Server(tf.train.ClusterSpec(cluster), job_name=job,
-                           task_index=index, protocol="grpc", config=config,
-                           start=True)
-  os.environ["TF_CONFIG"] = cluster_tasks.tf_config(cluster, "chief", 0)
+  start_cluster(workers=2)
   import estimator_compat  # pylint: disable=g-import-not-at-top
   estimator_compat.install()
   from estimator_compat.distribute import flags  # pylint: disable=g-import-not-at-top
