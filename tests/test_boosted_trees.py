@@ -387,6 +387,8 @@ def test_ensemble_logits_match_the_predict_kernel(name):
 _SPLIT_KEYS = ("node_ids", "gains", "feature_ids", "dimension_ids",
                "thresholds", "left_node_contribs", "right_node_contribs",
                "split_types")
+# What the multi-dimensional split solves for (a linear system per node).
+_SOLVED_KEYS = ("gains", "left_node_contribs", "right_node_contribs")
 
 
 @pytest.mark.parametrize("name", GROW_CASES)
@@ -473,8 +475,10 @@ def test_multi_dimensional_kernels_grow_what_tf_2_8_grew(name):
   """Three classes' softmax gradients and full hessians, without L2 (a
   singular hessian: the QR's basic solution) and with: aggregate_stats,
   calculate_best_feature_split_v2, training_predict and
-  update_ensemble_v2 give TF 2.8's stats, gains, vector contributions,
-  logits and serialized ensembles bit for bit at every step."""
+  update_ensemble_v2 give TF 2.8's stats, logits and serialized ensembles
+  bit for bit at every step, and its gains and vector contributions to
+  within float32 rounding (the solve's last bits follow the CPU; without
+  L2, up to a shift of all classes alike)."""
   case = _kernel_case(name)
   features, num_buckets = list(case["in/features"]), case["in/num_buckets"]
   width = int(case["in/classes"])
@@ -497,8 +501,19 @@ def test_multi_dimensional_kernels_grow_what_tf_2_8_grew(name):
           float(case["in/l2"]), 0.0, 0.0, width)
       for key, value in zip(_SPLIT_KEYS, ours):
         expected = case[prefix + f"split_{i}_{key}"]
-        np.testing.assert_array_equal(value.reshape(expected.shape),
-                                      expected, err_msg=f"{step} {key}")
+        if key in _SOLVED_KEYS:
+          # Eigen's solve rounds by the CPU's vector width (AVX-512 moves
+          # the last bits), and without L2 the softmax hessian is singular:
+          # its basic solution may differ by a shift of every class alike
+          # (the same probabilities). The next step starts from TF 2.8's.
+          value = value.reshape(expected.shape)
+          if key != "gains" and float(case["in/l2"]) == 0.0:
+            value = value - (value - expected)[..., :1]
+          np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6,
+                                     err_msg=f"{step} {key}")
+        else:
+          np.testing.assert_array_equal(value.reshape(expected.shape),
+                                        expected, err_msg=f"{step} {key}")
         splits[key].append(expected)
     kernels.update_ensemble_v2(
         ensemble, learning_rate=float(case["in/learning_rate"]),
