@@ -41,7 +41,8 @@ def test_pytest_part_keeps_slow_files_and_slow_functions_only():
                     ESTIMATOR_COMPAT_BAZEL_PART="skip") == {
                         "test_build_slow_tests_are_read_from_build",
                         "test_pytest_part_keeps_slow_files_and_slow_functions_only",
-                        "test_bazel_tests_have_every_file_they_name"}
+                        "test_bazel_tests_have_every_file_they_name",
+                        "test_every_bazel_file_keeps_a_test_that_is_not_marked_slow"}
 
 
 def _build_targets():
@@ -122,3 +123,36 @@ def test_bazel_tests_have_every_file_they_name():
   assert len(targets) > 60  # Every py_test was read.
   assert not missing, ("Files the Bazel targets lack (add them to the "
                        "py_test data in BUILD): " + ", ".join(missing))
+
+
+def _marked_slow(node):
+  return any("slow" in ast.unparse(decorator) for decorator in
+             getattr(node, "decorator_list", ()))
+
+
+def test_every_bazel_file_keeps_a_test_that_is_not_marked_slow():
+  # Bazel runs a file's tests without the slow-marked ones; a file where all
+  # are marked collects none, and pytest's exit code 5 fails its target.
+  slow_files = conftest.bazel_slow_files()
+  empty = []
+  for path in sorted(glob.glob(os.path.join(ROOT, "tests", "test_*.py"))):
+    name = os.path.basename(path)[:-3]
+    if name in slow_files:
+      continue
+    with open(path) as f:
+      tree = ast.parse(f.read())
+    if any("pytestmark" in ast.unparse(node) and "slow" in ast.unparse(node)
+           for node in tree.body if isinstance(node, ast.Assign)):
+      empty.append(name)
+      continue
+    tests = [node for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and node.name.startswith("test")]
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)
+               and _marked_slow(node)]
+    slow_in_classes = {id(n) for c in classes for n in ast.walk(c)}
+    if tests and all(_marked_slow(t) or id(t) in slow_in_classes
+                     for t in tests):
+      empty.append(name)
+  assert not empty, (f"{empty}: every test is marked slow; add the file to "
+                     "BUILD's SLOW_TESTS")
