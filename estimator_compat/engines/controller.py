@@ -241,18 +241,22 @@ class StepReports:
 
   def wants_loss(self, step_before: int, step: int) -> bool:
     """Whether `after_call` at `step` writes a log line or a loss summary."""
-    last_step = self._last_log[1]
-    return bool(
-        (self._log_every and step - last_step >= self._log_every) or
-        (self._summary_every and
-         (self._calls == 1 or
-          step // self._summary_every > step_before // self._summary_every)))
+    return self._log_due(step) or self._summary_due(step_before, step)
+
+  def _log_due(self, step: int) -> bool:
+    return bool(self._log_every and
+                step - self._last_log[1] >= self._log_every)
+
+  def _summary_due(self, step_before: int, step: int) -> bool:
+    return bool(self._summary_every and (
+        self._calls == 1 or
+        step // self._summary_every > step_before // self._summary_every))
 
   def after_call(self, *, loss: Optional[float], last_loss: Optional[float],
                  step_before: int, step: int) -> None:
     """Logs and writes summaries due between `step_before` and `step`."""
     last_time, last_step = self._last_log
-    if self._log_every and step - last_step >= self._log_every:
+    if self._log_due(step):
       now = time.time()
       rate = (step - last_step) / max(now - last_time, 1e-9)
       logging.info("global_step/sec: %g", rate)
@@ -260,9 +264,7 @@ class StepReports:
                    now - last_time)
       self._scalar("global_step/sec", rate, step)
       self._last_log = (now, step)
-    if loss is not None and self._summary_every and (
-        self._calls == 1 or
-        step // self._summary_every > step_before // self._summary_every):
+    if loss is not None and self._summary_due(step_before, step):
       self._scalar("loss", last_loss, step)
 
   def _scalar(self, tag: str, value: float, step: int) -> None:
