@@ -23,6 +23,7 @@ from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.front import front_checks
 from estimator_compat.checkpoints import rotation_record
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.engines.function import graph_text
 from estimator_compat.engines.function import variables as variables_lib
 from estimator_compat.front.model_fn_call import ModelSetup
 
@@ -269,6 +270,7 @@ class CheckpointWriter:
     self._listeners = list(listeners)
     self._graph_def = graph.as_graph_def(add_shapes=True)
     self._save_graph_def = config.checkpoint_save_graph_def
+    self._meta: Optional[bytes] = None  # The serialized .meta file.
     self._last_saved: Optional[int] = None
     if self._enabled:
       logging.info("Create CheckpointSaverHook.")
@@ -280,7 +282,7 @@ class CheckpointWriter:
     for listener in self._listeners:
       listener.begin()
     if self._save_graph_def:
-      tf.io.write_graph(self._graph_def, self._model_dir, "graph.pbtxt")
+      graph_text.write_graph_text(self._graph_def, self._model_dir)
     step = int(self._global_step.numpy())
     self._save(step)
     self._timer.update_last_triggered_step(step)
@@ -328,13 +330,14 @@ class CheckpointWriter:
                             write_meta_graph=False)
     rotation_record.clear(self._model_dir)
     if self._save_graph_def:
-      meta = tf.compat.v1.MetaGraphDef(graph_def=self._graph_def)
-      meta.meta_info_def.tensorflow_version = tf.__version__
+      if self._meta is None:  # The same graph at every save: made once.
+        meta = tf.compat.v1.MetaGraphDef(graph_def=self._graph_def)
+        meta.meta_info_def.tensorflow_version = tf.__version__
+        self._meta = meta.SerializeToString()
       # Through a temporary name, renamed over: a symlink in its place is
       # replaced, never followed out of the model_dir (as the Saver's own
       # meta graph writer does).
-      file_io.atomic_write_string_to_file(path + ".meta",
-                                          meta.SerializeToString())
+      file_io.atomic_write_string_to_file(path + ".meta", self._meta)
     self._last_saved = step
     logging.info("Calling checkpoint listeners after saving checkpoint %d...",
                  step)
