@@ -149,6 +149,21 @@ def test_training_reuses_the_import(tmp_path, imports):
   assert reused.tobytes() == fresh.tobytes()
 
 
+def test_a_training_import_is_keyed_by_its_subgraph_only(tmp_path, imports):
+  # A TRAIN graph's whole digest could never match (its global-step read's
+  # cond functions take a process-wide counter in their names): it is not
+  # computed, and the import is kept under its subgraph's key alone.
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        ({"x": np.arange(8, dtype=np.float32)},
+         np.arange(8, dtype=np.float32))).repeat().batch(2)
+
+  _train_twice(tmp_path, input_fn)
+  keys = list(graph_input._IMPORTED)  # pylint: disable=protected-access
+  assert len(imports) == 1 and len(keys) == 1
+  assert not keys[0].startswith(b"whole:")
+
+
 def test_a_random_op_in_a_map_function_keeps_training_imports_apart(
     tmp_path, imports):
   # The map function is called by the MapDataset op (an attr), so its

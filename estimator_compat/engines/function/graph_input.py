@@ -301,7 +301,7 @@ def check_dataset(input_graph: InputGraph, where: str) -> None:
 # numpy arrays, copies of every array).
 _IMPORTED: "collections.OrderedDict[bytes, Tuple[tf.Graph, Any]]" = (
     collections.OrderedDict())
-_IMPORTED_MAX = 16  # Keys: 8 imports, each under its two digests.
+_IMPORTED_MAX = 16  # Keys: 8 or more imports, under one or two digests.
 _IMPORTED_LOCK = threading.Lock()
 
 
@@ -436,9 +436,14 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
   init_names = [op.name for op in input_graph.init_ops]
   names = repr([variant.name] + init_names).encode()
   whole = input_graph.graph.as_graph_def()
-  whole_key = b"whole:" + _digest(whole.SerializeToString(deterministic=True),
-                                  names)
-  kept = _kept(whole_key)
+  whole_key, kept = None, None
+  # A TRAIN graph's global-step read is a cond whose branch functions are
+  # named from a process-wide counter: its whole graph never comes back,
+  # so only its sub-graph is keyed (no digest of the whole for nothing).
+  if not input_graph.graph.get_collection(training_util.GLOBAL_STEP_READ_KEY):
+    whole_key = b"whole:" + _digest(
+        whole.SerializeToString(deterministic=True), names)
+    kept = _kept(whole_key)
   if kept is None:
     graph_def = tf.compat.v1.graph_util.extract_sub_graph(
         whole, [variant.op.name] + init_names)
@@ -463,7 +468,8 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
     if key:
       with _IMPORTED_LOCK:
         _IMPORTED[key] = kept
-        _IMPORTED[whole_key] = kept
+        if whole_key:
+          _IMPORTED[whole_key] = kept
         while len(_IMPORTED) > _IMPORTED_MAX:
           _IMPORTED.popitem(last=False)
   eager = dataset_ops._VariantDataset(kept[1](), dataset.element_spec)  # pylint: disable=protected-access
