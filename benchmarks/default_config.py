@@ -9,7 +9,8 @@ round times, one after the other,
 - the real Estimator (TF 2.15, when --real_estimator_python is given or the
   reference venv exists), in a subprocess that times inside itself;
 - this project at the default RunConfig (steps_per_loop=None: automatic);
-- this project at steps_per_loop=1 (one step per call);
+- this project at steps_per_loop=1 (one step per call) and at
+  steps_per_loop=50 (training only);
 - hand-written TF2 loops running all the steps inside one tf.function, with
   Keras Adam and with the program's own v1 Adam (the ceiling for this
   program on a machine: no per-call cost, no hooks, no checkpoints), and a
@@ -18,8 +19,9 @@ round times, one after the other,
 It prints the median steps/s of each over the rounds, the ratios, evaluation
 steps/s and prediction batches/s (whole batches: yield_single_examples=False)
 of the real Estimator and ours, and checks that training at the default and at
-steps_per_loop=1 (same seed) gives bitwise-equal variables and the same
-checkpoint files.
+steps_per_loop=1 and 50 (same seed) gives bitwise-equal variables and the
+same checkpoint files. Training's ratios to the v1-Adam ceiling are also
+printed round by round (each round's own ratio, and their median).
 
   python benchmarks/default_config.py [--quick] [--rounds 3] [--steps 2000]
       [--real_estimator_python ~/.cache/estimator-compat/tf215-venv/bin/python]
@@ -54,6 +56,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 REAL = "real Estimator (TF 2.15), default RunConfig"
 OURS = "estimator_compat, default RunConfig"
 ONE = "estimator_compat, steps_per_loop=1"
+FIFTY = "estimator_compat, steps_per_loop=50"
 HAND = "hand-written TF2 (Keras Adam), all steps in one tf.function"
 HAND_V1 = "hand-written TF2 (v1 Adam), all steps in one tf.function"
 HAND_EVAL = "hand-written TF2, all batches in one tf.function"
@@ -92,24 +95,27 @@ def real(python: str, steps: int, eval_steps: int) -> Dict[str, float]:
 
 
 def same_model(steps: int) -> List[str]:
-  """Differences between default and steps_per_loop=1 runs (same seed)."""
+  """Differences of steps_per_loop=1 and 50 runs from the default's."""
   dirs = {}
-  for spl in (None, 1):
+  for spl in (None, 1, 50):
     dirs[spl] = tempfile.mkdtemp()
     ours(steps, 0, spl, model_dir=dirs[spl], seed=42)
   problems = []
   files = {spl: sorted(f for f in os.listdir(d) if f.startswith("model.ckpt"))
            for spl, d in dirs.items()}
-  if files[None] != files[1]:
-    problems.append(f"checkpoint files differ: {files[None]} vs {files[1]}")
   readers = {spl: tf.train.load_checkpoint(d) for spl, d in dirs.items()}
-  names = readers[1].get_variable_to_shape_map()
-  if set(names) != set(readers[None].get_variable_to_shape_map()):
-    problems.append("variable names differ")
-  for name in sorted(names):
-    if not np.array_equal(readers[None].get_tensor(name),
-                          readers[1].get_tensor(name)):
-      problems.append(f"{name} differs")
+  names = readers[None].get_variable_to_shape_map()
+  for spl in (1, 50):
+    if files[None] != files[spl]:
+      problems.append(f"checkpoint files differ at steps_per_loop={spl}: "
+                      f"{files[None]} vs {files[spl]}")
+    if set(names) != set(readers[spl].get_variable_to_shape_map()):
+      problems.append(f"variable names differ at steps_per_loop={spl}")
+      continue
+    for name in sorted(names):
+      if not np.array_equal(readers[None].get_tensor(name),
+                            readers[spl].get_tensor(name)):
+        problems.append(f"{name} differs at steps_per_loop={spl}")
   return problems
 
 
@@ -141,8 +147,10 @@ def main() -> int:
       train.setdefault(REAL, []).append(rates["train"])
       evaluate.setdefault(REAL, []).append(rates["eval"])
       predict.setdefault(REAL, []).append(rates["predict"])
-    for name, spl in ((OURS, None), (ONE, 1)):
-      rates = ours(args.steps, args.eval_steps, spl)
+    for name, spl, eval_steps in ((OURS, None, args.eval_steps),
+                                  (ONE, 1, args.eval_steps),
+                                  (FIFTY, 50, 0)):
+      rates = ours(args.steps, eval_steps, spl)
       train.setdefault(name, []).append(rates["train"])
       if "eval" in rates:
         evaluate.setdefault(name, []).append(rates["eval"])
@@ -173,10 +181,16 @@ def main() -> int:
   eval_medians = table("evaluation", evaluate)
   predict_medians = table("prediction (batches/s, whole batches)", predict)
   print()
-  for a, b in ((OURS, REAL), (ONE, REAL), (OURS, ONE), (OURS, HAND),
-               (OURS, HAND_V1), (HAND, REAL), (HAND_V1, REAL)):
+  for a, b in ((OURS, REAL), (ONE, REAL), (FIFTY, REAL), (OURS, ONE),
+               (OURS, HAND), (OURS, HAND_V1), (FIFTY, HAND_V1), (HAND, REAL),
+               (HAND_V1, REAL)):
     if a in train_medians and b in train_medians:
       print(f"- training: {a} / {b}: {train_medians[a] / train_medians[b]:.2f}")
+  for a in (OURS, FIFTY):
+    per_round = [x / y for x, y in zip(train[a], train[HAND_V1])]
+    print(f"- training, round by round: {a} / {HAND_V1}: "
+          f"{', '.join(f'{r:.2f}' for r in per_round)} "
+          f"(median {statistics.median(per_round):.2f})")
   for a, b in ((OURS, REAL), (ONE, REAL), (OURS, HAND_EVAL),
                (HAND_EVAL, REAL)):
     if a in eval_medians and b in eval_medians:
@@ -198,11 +212,11 @@ def main() -> int:
   problems = same_model(args.steps)
   print()
   if problems:
-    print("FINAL MODELS DIFFER (default vs steps_per_loop=1): " +
+    print("FINAL MODELS DIFFER (default vs steps_per_loop=1 or 50): " +
           "; ".join(problems))
     return 1
   print("Final variables (bitwise) and checkpoint files: default == "
-        "steps_per_loop=1.")
+        "steps_per_loop=1 == steps_per_loop=50.")
   return 0
 
 
