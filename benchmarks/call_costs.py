@@ -70,17 +70,19 @@ printed. Phases of a train() call
 - loop first call / loop: the automatic loop's calls (steps no hook sees);
   `loop trace` is the first call minus its steps at the later calls' rate;
 - hooks before_run / after_run / end: the hooks (summaries and log lines);
-- program input_fn / program model_fn: the program's own functions (in
-  train() calls; `input_fn` and `model_fn trace` are then only ours);
+- program input_fn / program model_fn: the program's own functions
+  (`input_fn` and `model_fn trace` are then only ours), in every call;
 - release: letting the call's input and functions go;
 - other: the controller and the Python around it.
 
 It also prints, per round, the contract's floor and the cap it puts on the
 loop-only ratio: what no implementation of the Estimator's train() contract
 skips (the program's input_fn and model_fn, called on every call; the
-default hooks' own work; the call's two checkpoint saves), and
+restore; the default hooks' own work; the call's two checkpoint saves), and
 ceiling / (ceiling + floor), the best ours / hand-written (loop-only) any
-such implementation could read in that round, in the clock's unit.
+such implementation could read in that round, in the clock's unit. Without
+`--train` the same cap is printed for evaluate() and predict() (their floor:
+the program's input_fn and model_fn and the restore; wall time only).
 
 `--train_fresh` makes a new Estimator (model_dir) per round, so that each
 timed call is its model's first (what a program that calls train() once
@@ -126,7 +128,8 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 PHASES = ("input_fn", "model_fn trace", "pruning", "restore", "first step",
           "single steps", "loop first call", "loop", "metric read",
-          "release", "eval events", "other")
+          "release", "eval events", "program input_fn", "program model_fn",
+          "other")
 TRAIN_PHASES = ("input_fn", "model_fn trace", "hooks begin", "pruning",
                 "restore", "saver build", "graph_def copy",
                 "after_create_session", "graph.pbtxt", "checkpoint saves",
@@ -135,9 +138,9 @@ TRAIN_PHASES = ("input_fn", "model_fn trace", "hooks begin", "pruning",
                 "hooks after_run", "hooks end", "release",
                 "program input_fn", "program model_fn", "other")
 # What every implementation of the train() contract does (module docstring).
-FLOOR_PHASES = ("program input_fn", "program model_fn", "hooks begin",
-                "hooks before_run", "hooks after_run", "hooks end",
-                "checkpoint saves")
+FLOOR_PHASES = ("program input_fn", "program model_fn", "restore",
+                "hooks begin", "hooks before_run", "hooks after_run",
+                "hooks end", "checkpoint saves")
 
 
 class PhaseClock:
@@ -265,23 +268,26 @@ def _install_train(clock: PhaseClock,
   writer._save = timed(fixed("checkpoint saves"), writer._save)  # pylint: disable=protected-access
 
 
-def _batches(n: int) -> Callable[[], tf.data.Dataset]:
-  return lambda: input_fn().take(n)
+def _batches(n: int, program_input_fn: Callable[[], Any] = input_fn
+             ) -> Callable[[], tf.data.Dataset]:
+  return lambda: program_input_fn().take(n)
 
 
-def ours_evaluate(estimator: Any, clock: PhaseClock, steps: int
+def ours_evaluate(estimator: Any, clock: PhaseClock, steps: int,
+                  program_input_fn: Callable[[], Any] = input_fn
                  ) -> Dict[str, float]:
   start = time.perf_counter()
   with clock.recording():
-    estimator.evaluate(input_fn, steps=steps)
+    estimator.evaluate(program_input_fn, steps=steps)
   return dict(clock.times, wall=time.perf_counter() - start)
 
 
-def ours_predict(estimator: Any, clock: PhaseClock, batches: int
+def ours_predict(estimator: Any, clock: PhaseClock, batches: int,
+                 program_input_fn: Callable[[], Any] = input_fn
                 ) -> Dict[str, float]:
   start = time.perf_counter()
   with clock.recording():
-    for _ in estimator.predict(_batches(batches),
+    for _ in estimator.predict(_batches(batches, program_input_fn),
                                yield_single_examples=False):
       pass
   return dict(clock.times, wall=time.perf_counter() - start)
@@ -306,10 +312,8 @@ def _fixed_and_per_step(clock: PhaseClock) -> Dict[str, float]:
 def _program(clock: PhaseClock) -> Tuple[Callable[..., Any],
                                          Callable[..., Any]]:
   """The program's input_fn and model_fn, each timed as a phase of its own."""
-  timed_input_fn = clock.timed(lambda: "program input_fn", input_fn,
-                               training_only=True)
-  timed_model_fn = clock.timed(lambda *unused: "program model_fn", model_fn,
-                               training_only=True)
+  timed_input_fn = clock.timed(lambda: "program input_fn", input_fn)
+  timed_model_fn = clock.timed(lambda *unused: "program model_fn", model_fn)
 
   def program_input_fn():
     return timed_input_fn()
@@ -416,6 +420,11 @@ def train_main(args: argparse.Namespace, clock: PhaseClock) -> int:
         "hand-written v1 Adam steps per CPU second" if args.cpu else
         "hand-written v1 Adam steps/s (wall)"][-1]
     phases["contract floor (program, hooks, saves)"].append(floor)
+    if "loop" in out:
+      rates["loop speed: hand-written per step / ours' loop per step (" +
+            ("CPU" if args.cpu else "wall") + ")"].append(
+                ceiling / args.train_steps /
+                (out["loop"] / max(1, clock.batches["loop"])))
     rates["cap on ours / hand-written (" + ("CPU" if args.cpu else "wall") +
           ") under the contract"].append(ceiling / (ceiling + floor))
   print(f"MLP 784-128-10, batch 256; train(steps={args.train_steps}) at the "
@@ -466,8 +475,9 @@ def main() -> int:
   _install(clock)
   if args.train:
     return train_main(args, clock)
+  program_input_fn, program_model_fn = _program(clock)
   estimator = tfe.Estimator(
-      model_fn, config=tfe.RunConfig(model_dir=tempfile.mkdtemp()))
+      program_model_fn, config=tfe.RunConfig(model_dir=tempfile.mkdtemp()))
   estimator.train(input_fn, steps=10)
   # Warm-ups, with the inputs timed below (a later call that builds the
   # same input graph reuses its import, as every timed call then does).
@@ -486,7 +496,7 @@ def main() -> int:
   rates: Dict[str, List[float]] = collections.defaultdict(list)
   for _ in range(args.rounds):
     gc.collect()
-    times = ours_evaluate(estimator, clock, args.eval_steps)
+    times = ours_evaluate(estimator, clock, args.eval_steps, program_input_fn)
     for k, v in _fixed_and_per_step(clock).items():
       runs["evaluate"][k].append(v)
     rates["ours evaluate steps/s"].append(args.eval_steps / times["wall"])
@@ -498,7 +508,8 @@ def main() -> int:
         args.eval_steps / handwritten_eval_whole_call_seconds(
             hand_dir, args.eval_steps))
     gc.collect()
-    times = ours_predict(estimator, clock, args.predict_batches)
+    times = ours_predict(estimator, clock, args.predict_batches,
+                         program_input_fn)
     for k, v in _fixed_and_per_step(clock).items():
       runs["predict"][k].append(v)
     rates["ours predict batches/s"].append(
@@ -532,7 +543,15 @@ def main() -> int:
     rates["predict ours / hand-written whole call"].append(
         rates["ours predict batches/s"][-1] /
         rates["hand-written whole predict call batches/s"][-1])
-    for call in ("evaluate", "predict"):
+    for call, batches in (("evaluate", args.eval_steps),
+                          ("predict", args.predict_batches)):
+      if not args.cpu:
+        ceiling = batches / rates[f"hand-written {call} " + (
+            "steps/s" if call == "evaluate" else "batches/s")][-1]
+        floor = sum(runs[call][name][-1] for name in (
+            "program input_fn", "program model_fn", "restore"))
+        rates[f"cap on {call} ours / hand-written under the contract"
+             ].append(ceiling / (ceiling + floor))
       loop = runs[call].get("per batch, loop (us)")
       if loop and not args.cpu:
         hand = rates[f"hand-written {call} " + (
