@@ -48,11 +48,11 @@ _Hooks = ps_runner.GlobalStepHooks
 # Step functions and input iterators of finished train() calls. Deleting a
 # function that ran on the cluster blocks in the eager context's
 # remove_function (seen on TF 2.21), so they live as long as the process.
-# A step function is also reused by later train() calls of the same
-# Estimator: no retrace, no new registration on the workers (variables are
-# restored from the checkpoint at each call, as always).
+# Each train() call makes and traces its own step function: the Estimator
+# built a new graph per call, calling model_fn once per call
+# (tests/test_model_fn_calls.py), and the variables are restored from the
+# checkpoint at each call.
 _KEEP_ALIVE = []
-_STEP_FUNCTIONS: Dict[Any, Any] = {}
 
 
 class _StepFunction:
@@ -153,11 +153,8 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     tf.keras.utils.set_random_seed(config.tf_random_seed)
   with strategy.scope():
     iterator = _per_worker_iterator(setup, input_fn, strategy, coordinator)
-    key = (id(setup), id(strategy))
-    if key not in _STEP_FUNCTIONS:
-      _STEP_FUNCTIONS[key] = (setup, strategy, _StepFunction(setup, strategy))
-    step_fn = _STEP_FUNCTIONS[key][2]
-    _KEEP_ALIVE.append(iterator)
+    step_fn = _StepFunction(setup, strategy)
+    _KEEP_ALIVE.extend((step_fn, iterator))
     # A zero-step closure traces the model and creates its variables (on the
     # ps tasks) without consuming input. Scheduling it traces on this task,
     # which is all the restore below needs; it is not waited for (a join
