@@ -18,6 +18,7 @@ tf.config.threading.set_inter_op_parallelism_threads(16)
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
 import estimator_compat as tfe
+from estimator_compat.engines import call_sizer
 from estimator_compat.engines import controller
 from tests import models
 
@@ -68,13 +69,13 @@ def run(steps_per_loop):
 def main():
   controller.SINGLE_BATCHES_FIRST = 0  # Batched from the second batch on.
   calls = []
-  original = controller.CallSizer.record
+  original = call_sizer.CallSizer.record
 
   def record(self, steps, seconds):
     calls.append(steps)
     original(self, steps, seconds)
 
-  controller.CallSizer.record = record
+  call_sizer.CallSizer.record = record
   out = {str(steps_per_loop): run(steps_per_loop)
          for steps_per_loop in (None, 1)}
   out["most_steps_per_call"] = max(calls)

@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from estimator_compat.engines import call_sizer
 from estimator_compat.engines import controller
 from estimator_compat.engines.function.sync_runner import SyncRunner
 from estimator_compat.engines.function.traced_model import TracedModel
@@ -135,7 +136,7 @@ def _run(model_dir, steps_per_loop, monkeypatch, input_fn=None,
   # Calls sized by the plan alone, not by time: on a loaded machine the
   # first batched call (its trace) took over a second and the call sizer
   # cut every later call to one step, so no call ran into the input's end.
-  monkeypatch.setattr(controller.CallSizer, "record",
+  monkeypatch.setattr(call_sizer.CallSizer, "record",
                       lambda self, steps, seconds: None)
   seen = []
   lines = _Lines(model_dir)

@@ -9,8 +9,8 @@ from estimator_compat.engines.controller import SINGLE_BATCHES_FIRST
 from estimator_compat.engines.controller import BatchOptions
 from estimator_compat.engines.controller import EvaluationController
 from estimator_compat.engines.controller import PredictionController
-from estimator_compat.engines.controller import StepReports
-from estimator_compat.engines.controller import StepsRun
+from estimator_compat.engines.reports import StepReports
+from estimator_compat.engines.runner import StepsRun
 from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.controller import TrainOptions
 

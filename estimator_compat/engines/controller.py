@@ -25,283 +25,27 @@ Evaluation and prediction have controllers here too (`EvaluationController`,
 hooks' cadences and the call sizer alone, over a `BatchRunner`
 (`function/batch_runner.py` on the traced model).
 
-The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
+The seams are in runner.py (the runner protocols, StepsRun, Advanced);
+reports.py, call_sizer.py and global_step_guard.py hold the training loop's
+helpers. The graph engine keeps MonitoredTrainingSession (docs/decisions.md).
 """
 
 import dataclasses
 import math
 import time
-from typing import (Any, Callable, Dict, Iterator, List, Optional, Protocol,
-                    Sequence, Tuple, runtime_checkable)
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
 
+from estimator_compat.engines.call_sizer import CallSizer
+from estimator_compat.engines.global_step_guard import GlobalStepGuard
+from estimator_compat.engines.reports import StepReports
+from estimator_compat.engines.runner import (
+    AdvancingRunner, BatchRunner, Cadence, CheckpointCadence, HookPort,
+    LossOnDemandRunner, PredictionRunner, TrainRunner)
 from estimator_compat.front import preemption
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.errors import GUARD_WARNING
-
-
-@dataclasses.dataclass(frozen=True)
-class StepsRun:
-  """What one runner call observed.
-
-  Attributes:
-    steps: how many steps the call accounts for.
-    loss: the loss of its last step; None when unknown.
-    values: the hooks' fetches, by fetch key.
-    ended: the input ended inside the call, after `steps` steps: `loss` is
-      the last of those, and `values` is empty (no hook sees them, as no
-      after_run followed a TF1 session run that hit the end).
-  """
-  steps: int
-  loss: Optional[float]
-  values: Dict[str, Any]
-  ended: bool = False
-
-
-@dataclasses.dataclass(frozen=True)
-class Advanced:
-  """What a runner's `advance` call did (steps no hook sees).
-
-  Attributes:
-    steps: how many steps ran.
-    nan_loss: the loss of the last step when it was NaN (the call stopped
-      there), else None.
-    regular: every step moved global_step by exactly one (else the call
-      stopped after the first that did not).
-    ended: the input ended inside the call.
-    loss: the loss of the last step that ran; None when none ran.
-  """
-  steps: int
-  nan_loss: Optional[float] = None
-  regular: bool = True
-  ended: bool = False
-  loss: Optional[float] = None
-
-
-class TrainRunner(Protocol):
-  """The inner loop: runs steps, knows nothing of cadences."""
-
-  def train(self, *, num_steps: int, steps_left: Optional[int],
-            fetches: Sequence[str]) -> Optional[StepsRun]:
-    """Runs up to `num_steps` steps (never past `steps_left`, None: no limit).
-
-    Returns:
-      What ran and the `fetches`; None when the input ended before any
-      step ran (`ended` when it ended after some).
-    """
-
-  def global_step(self, counted: int) -> int:
-    """The global step after a call, given the controller's count."""
-
-  def settle(self) -> int:
-    """Finishes the work in flight; returns the steps it had not reported."""
-
-  def finish(self) -> int:
-    """Like settle(), at the end of training (nothing to do when idle)."""
-
-
-@runtime_checkable
-class LossOnDemandRunner(TrainRunner, Protocol):
-  """A runner whose calls do not fetch the loss (StepsRun.loss is None)."""
-
-  def latest_loss(self) -> Optional[float]:
-    """The loss of the last step to finish; None when unknown."""
-
-
-@runtime_checkable
-class AdvancingRunner(TrainRunner, Protocol):
-  """A runner that can also run steps no hook sees (automatic mode)."""
-
-  def advance(self, *, num_steps: int, step: int,
-              check_nan: bool) -> Advanced:
-    """Runs up to `num_steps` steps from global step `step` in one call.
-
-    Stops after a step with a NaN loss (when `check_nan`), after a step that
-    did not move global_step by exactly one, or at the end of the input.
-    """
-
-
-class Cadence(Protocol):
-  """The hooks' step cadences (hook_cadence.HookCadence)."""
-
-  checks_nan: bool
-
-  def steps_to_next(self, step: int) -> Optional[int]:
-    """Steps up to the next one a hook acts at; None: no limit."""
-
-  def skip(self, steps: int) -> None:
-    """Counts steps the hooks did not see (negative: takes them back)."""
-
-  def nan_seen(self, loss_value: Any) -> bool:
-    """The NanTensorHooks' after_run on an unseen NaN; True: stop."""
-
-
-class HookPort(Protocol):
-  """The hooks of one train() call, as the controller drives them."""
-
-  @property
-  def stop_requested(self) -> bool:
-    """Whether a hook asked training to stop."""
-
-  def before_call(self) -> Sequence[str]:
-    """Runs before_run; returns the keys the hooks want fetched."""
-
-  def after_call(self, keys: Sequence[str], run: StepsRun, step: int) -> None:
-    """Runs after_run with what the call fetched, at global step `step`."""
-
-  def end(self) -> None:
-    """Runs the hooks' end()."""
-
-
-class CheckpointCadence(Protocol):
-  """When checkpoints are saved (variable_saver.CheckpointWriter)."""
-
-  def begin(self) -> None:
-    """Saves the start step."""
-
-  def due(self, step: int) -> bool:
-    """True if after_step(step) would save."""
-
-  def steps_to_next(self, step: int) -> Optional[int]:
-    """Steps until the step cadence saves; None: by time or never."""
-
-  def after_step(self, step: int) -> bool:
-    """Saves if due; True if a listener asked to stop."""
-
-  def end(self) -> None:
-    """Saves the last step if it is not saved yet."""
-
-
-class GlobalStepGuard:
-  """Advances global_step itself when the model's train_op does not.
-
-  Checked once, after the first call: if the step did not move, it warns
-  (as GlobalStepGuardHook does on the graph engine) and from then on adds
-  every call's steps.
-  """
-
-  def __init__(self, global_step: tf.Variable):
-    self._global_step = global_step
-    self._checked = False
-    self.fixing = False
-
-  def after_call(self, step_before: int, steps: int) -> None:
-    """After a call of `steps` steps that started at `step_before`."""
-    if not self._checked:
-      self._checked = True
-      if int(self._global_step.numpy()) == step_before:
-        logging.warning(GUARD_WARNING)
-        self.fixing = True
-    if self.fixing:
-      self.add(steps)
-
-  def add(self, steps: int) -> None:
-    """Adds steps that ran but were not counted yet (while fixing)."""
-    if self.fixing and steps:
-      self._global_step.assign_add(steps)
-
-
-class StepReports:
-  """Log lines and summaries for runners whose hooks cannot fetch tensors.
-
-  The Estimator's StepCounterHook and LoggingTensorHook lines every
-  `log_step_count_steps` steps, and the `loss` and `global_step/sec`
-  summaries (on the chief), written from what the controller observed.
-  """
-
-  def __init__(self, *, log_step_count_steps: Optional[int],
-               save_summary_steps: Optional[int], start: int,
-               summary_dir: Optional[str]):
-    self._log_every = log_step_count_steps
-    self._summary_every = save_summary_steps
-    self._last_log = (time.time(), start)
-    self._calls = 0
-    self._writer = None
-    if summary_dir:
-      with tf.Graph().as_default():
-        self._writer = tf.compat.v1.summary.FileWriterCache.get(summary_dir)
-
-  def steps_to_next(self, step: int) -> Optional[int]:
-    """Steps from `step` to the next one that logs or writes a summary."""
-    if self._calls == 0 and self._summary_every:
-      return 1  # The first call always writes the loss summary.
-    wanted = []
-    if self._log_every:
-      wanted.append(self._last_log[1] + self._log_every - step)
-    if self._summary_every:
-      wanted.append((step // self._summary_every + 1) * self._summary_every
-                    - step)
-    return max(1, min(wanted)) if wanted else None
-
-  def count_call(self) -> None:
-    """Counts a call (the first one always writes the loss summary)."""
-    self._calls += 1
-
-  def wants_loss(self, step_before: int, step: int) -> bool:
-    """Whether `after_call` at `step` writes a log line or a loss summary."""
-    return self._log_due(step) or self._summary_due(step_before, step)
-
-  def _log_due(self, step: int) -> bool:
-    return bool(self._log_every and
-                step - self._last_log[1] >= self._log_every)
-
-  def _summary_due(self, step_before: int, step: int) -> bool:
-    return bool(self._summary_every and (
-        self._calls == 1 or
-        step // self._summary_every > step_before // self._summary_every))
-
-  def after_call(self, *, loss: Optional[float], last_loss: Optional[float],
-                 step_before: int, step: int) -> None:
-    """Logs and writes summaries due between `step_before` and `step`."""
-    last_time, last_step = self._last_log
-    if self._log_due(step):
-      now = time.time()
-      rate = (step - last_step) / max(now - last_time, 1e-9)
-      logging.info("global_step/sec: %g", rate)
-      logging.info("loss = %s, step = %d (%.3f sec)", last_loss, step,
-                   now - last_time)
-      self._scalar("global_step/sec", rate, step)
-      self._last_log = (now, step)
-    if loss is not None and self._summary_due(step_before, step):
-      self._scalar("loss", last_loss, step)
-
-  def _scalar(self, tag: str, value: float, step: int) -> None:
-    if self._writer is None:
-      return
-    summary = tf.compat.v1.Summary()
-    summary.value.add(tag=tag, simple_value=float(value))
-    self._writer.add_summary(summary, step)
-
-  def close(self) -> None:
-    if self._writer is not None:
-      self._writer.flush()
-
-
-class CallSizer:
-  """The most steps per automatic call: about `seconds` of work.
-
-  Starts at `first` steps and follows the measured time per step, growing
-  at most 4x per call, never past `most`. Only time-based cadences (checked
-  at call boundaries) see where calls end.
-  """
-
-  def __init__(self, seconds: float = 1.0, first: int = 10,
-               most: int = 1000):
-    self._seconds = seconds
-    self._limit = first
-    self._most = most
-
-  def limit(self) -> int:
-    return self._limit
-
-  def record(self, steps: int, seconds: float) -> None:
-    """After a call of `steps` steps that took `seconds`."""
-    if steps <= 0:
-      return
-    fits = int(self._seconds * steps / max(seconds, 1e-9))
-    self._limit = max(1, min(self._most, 4 * self._limit, fits))
 
 
 def step_target(start: int, steps: Optional[float],
@@ -541,34 +285,6 @@ class BatchOptions:
     if known and min(known) > SINGLE_BATCHES_FIRST:
       return 0
     return SINGLE_BATCHES_FIRST
-
-
-class BatchRunner(Protocol):
-  """Evaluation's and prediction's inner loop: batches that move no step."""
-
-  @property
-  def stop_requested(self) -> bool:
-    """A hook asked to stop."""
-
-  def one(self) -> Optional[Dict[str, Any]]:
-    """One batch with the hooks around it; None: the input ended or a hook
-    had asked to stop."""
-
-  def many(self, num_batches: int) -> int:
-    """Up to `num_batches` batches no hook sees (evaluation: they update the
-    metrics); returns how many ran (fewer: the input ended)."""
-
-
-class PredictionRunner(BatchRunner, Protocol):
-  """A BatchRunner whose unobserved batches return their predictions."""
-
-  def can_batch(self) -> bool:
-    """Many batches per call are possible (asked only when wanted)."""
-
-  def many_predictions(self, num_batches: int
-                      ) -> Tuple[List[Dict[str, Any]], bool]:
-    """Up to `num_batches` batches' predictions no hook sees; and whether
-    the input ended."""
 
 
 def _batches_planned(sizer: CallSizer, cadence: Cadence,

@@ -27,7 +27,7 @@ from tensorflow.python.distribute.coordinator import remote_value  # pylint: dis
 
 from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.engines.controller import StepsRun
+from estimator_compat.engines.runner import StepsRun
 from estimator_compat.engines.function.session import EagerSession, HookRunner
 from estimator_compat.errors import UnsupportedOnFunctionEngine
 from estimator_compat.front.model_fn_call import ModelSetup
@@ -251,7 +251,7 @@ class GlobalStepHooks:
     """The hooks' after_run at global step `step`."""
     self.runner.after_run({key: np.int64(step) for key in keys})
 
-  # The controller's hook port (engines/controller.py HookPort).
+  # The controller's hook port (engines/runner.py HookPort).
 
   @property
   def stop_requested(self) -> bool:

@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.distribute import strategies
-from estimator_compat.engines.controller import StepReports
+from estimator_compat.engines.reports import StepReports
 from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.controller import TrainOptions
 from estimator_compat.engines.hook_cadence import HookCadence

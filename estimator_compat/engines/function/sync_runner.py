@@ -10,7 +10,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_compat.engines.controller import Advanced, StepsRun
+from estimator_compat.engines.runner import Advanced, StepsRun
 from estimator_compat.engines.function.fetch_keys import is_variable
 from estimator_compat.engines.function.session import HookRunner, to_numpy
 from estimator_compat.engines.function.traced_model import LOSS, TracedModel
