@@ -31,6 +31,7 @@ def _predict(tmp_path, input_fn):
 def imports(monkeypatch):
   """Counts the imports (wrap_function calls) of input Datasets."""
   monkeypatch.setattr(graph_input, "_IMPORTED", type(graph_input._IMPORTED)())  # pylint: disable=protected-access
+  monkeypatch.setattr(graph_input, "_WHOLE", type(graph_input._WHOLE)())  # pylint: disable=protected-access
   calls = []
   wrap = tf.compat.v1.wrap_function
 
@@ -57,7 +58,7 @@ def test_the_same_dataset_is_imported_once(tmp_path, imports):
 def test_the_same_whole_input_graph_is_found_without_extracting(
     tmp_path, imports, monkeypatch):
   # A later call that built the very same input graph finds its import by
-  # that graph's digest: no subgraph extracted (and serialized) again.
+  # that graph's bytes: no subgraph extracted (and serialized) again.
   extracted = []
   extract = tf.compat.v1.graph_util.extract_sub_graph
   monkeypatch.setattr(tf.compat.v1.graph_util, "extract_sub_graph",
@@ -78,6 +79,52 @@ def test_the_same_whole_input_graph_is_found_without_extracting(
   assert len(extracted) == 2 and len(imports) == 1
   np.testing.assert_array_equal(first, second)
   np.testing.assert_array_equal(first, third)
+
+
+def test_a_whole_graph_with_other_values_is_not_taken_for_a_kept_one(
+    tmp_path, imports):
+  # Same sizes, same ops, one value changed: the whole graph's bytes differ
+  # in one float, so the call imports its own Dataset and reads that value.
+  values = np.arange(6, dtype=np.float32)
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices({"x": values.copy()}).batch(4)
+
+  first = _predict(tmp_path, input_fn)
+  values[5] = -0.0
+  second = _predict(tmp_path, input_fn)
+  values[5] = 0.0
+  third = _predict(tmp_path, input_fn)
+  assert first.tolist() == [0, 1, 2, 3, 4, 5]
+  assert second.tolist()[:5] == [0, 1, 2, 3, 4] and second[5] == 0
+  assert np.signbit(second[5]) and not np.signbit(third[5])
+  assert len(imports) == 3
+
+
+def test_whole_graphs_kept_are_bounded_newest_first(
+    tmp_path, imports, monkeypatch):
+  # Over the byte budget only the newest whole graph stays; an older one is
+  # still found by its Dataset subgraph (extracted again, not imported).
+  monkeypatch.setattr(graph_input, "_WHOLE_BYTES", 1)
+  extracted = []
+  extract = tf.compat.v1.graph_util.extract_sub_graph
+  monkeypatch.setattr(tf.compat.v1.graph_util, "extract_sub_graph",
+                      lambda *a, **k: extracted.append(1) or extract(*a, **k))
+
+  def input_fn(scale):
+    return lambda: tf.data.Dataset.from_tensor_slices(
+        {"x": np.arange(4, dtype=np.float32) * scale}).batch(4)
+
+  for scale in (1, 2, 1):
+    _predict(tmp_path, input_fn(scale))
+  assert len(graph_input._WHOLE) == 1  # pylint: disable=protected-access
+  assert (len(extracted), len(imports)) == (3, 2)
+  _predict(tmp_path, input_fn(1))  # The newest: found whole.
+  assert (len(extracted), len(imports)) == (3, 2)
+  monkeypatch.setattr(graph_input, "_WHOLE_BYTES", 1 << 30)
+  for scale in range(3, 3 + graph_input._WHOLE_MAX + 2):  # pylint: disable=protected-access
+    _predict(tmp_path, input_fn(scale))
+  assert len(graph_input._WHOLE) == graph_input._WHOLE_MAX  # pylint: disable=protected-access
 
 
 def test_a_seeded_random_op_restarts_each_call(tmp_path, imports):
@@ -159,9 +206,8 @@ def test_a_training_import_is_keyed_by_its_subgraph_only(tmp_path, imports):
          np.arange(8, dtype=np.float32))).repeat().batch(2)
 
   _train_twice(tmp_path, input_fn)
-  keys = list(graph_input._IMPORTED)  # pylint: disable=protected-access
-  assert len(imports) == 1 and len(keys) == 1
-  assert not keys[0].startswith(b"whole:")
+  assert len(imports) == 1 and len(graph_input._IMPORTED) == 1  # pylint: disable=protected-access
+  assert not graph_input._WHOLE  # pylint: disable=protected-access
 
 
 def test_a_random_op_in_a_map_function_keeps_training_imports_apart(

@@ -294,15 +294,45 @@ def check_dataset(input_graph: InputGraph, where: str) -> None:
 # (a seeded random op in a map function, a lookup table, a variable) keeps
 # its state between calls of one function, where the Estimator started
 # each call from a new graph. Subgraphs with py_func or from_generator never
-# match: their registration tokens differ per build. Each entry is also
-# found by the digest of the whole input graph it came from: the same whole
-# graph holds the same subgraph, so a later call finds it
-# without extracting and serializing the subgraph again (for a Dataset of
-# numpy arrays, copies of every array).
+# match: their registration tokens differ per build.
 _IMPORTED: "collections.OrderedDict[bytes, Tuple[tf.Graph, Any]]" = (
     collections.OrderedDict())
-_IMPORTED_MAX = 16  # Keys: 8 or more imports, under one or two digests.
+_IMPORTED_MAX = 8
 _IMPORTED_LOCK = threading.Lock()
+
+# The same imports, also found by the whole input graph they came from: the
+# same whole graph holds the same subgraph, so a later call that built it
+# finds the import without extracting and serializing the subgraph again
+# (for a Dataset of numpy arrays, copies of every array). The whole graph is
+# compared byte for byte with the kept ones (exact, and a tenth of a digest
+# of the program's constants); the newest few are kept, up to _WHOLE_BYTES
+# together (the newest always).
+_WHOLE: "collections.deque[Tuple[bytes, bytes, Tuple[tf.Graph, Any]]]" = (
+    collections.deque())
+_WHOLE_MAX = 4
+_WHOLE_BYTES = 256 << 20
+
+
+def _kept_whole(names: bytes, serialized: bytes
+               ) -> Optional[Tuple[tf.Graph, Any]]:
+  """The import kept for this very whole graph (now the newest), or None."""
+  with _IMPORTED_LOCK:
+    for entry in _WHOLE:
+      if entry[0] == names and entry[1] == serialized:
+        _WHOLE.remove(entry)
+        _WHOLE.append(entry)
+        return entry[2]
+  return None
+
+
+def _keep_whole(names: bytes, serialized: bytes,
+                kept: Tuple[tf.Graph, Any]) -> None:
+  with _IMPORTED_LOCK:
+    _WHOLE.append((names, serialized, kept))
+    while len(_WHOLE) > 1 and (
+        len(_WHOLE) > _WHOLE_MAX or
+        sum(len(entry[1]) for entry in _WHOLE) > _WHOLE_BYTES):
+      _WHOLE.popleft()
 
 
 def _after_initializers(graph: tf.Graph, init_ops: List[Any]) -> None:
@@ -436,14 +466,13 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
   init_names = [op.name for op in input_graph.init_ops]
   names = repr([variant.name] + init_names).encode()
   whole = input_graph.graph.as_graph_def()
-  whole_key, kept = None, None
+  serialized, kept = None, None
   # A TRAIN graph's global-step read is a cond whose branch functions are
   # named from a process-wide counter: its whole graph never comes back,
-  # so only its sub-graph is keyed (no digest of the whole for nothing).
+  # so only its sub-graph is looked up (no whole graph kept for nothing).
   if not input_graph.graph.get_collection(training_util.GLOBAL_STEP_READ_KEY):
-    whole_key = b"whole:" + _digest(
-        whole.SerializeToString(deterministic=True), names)
-    kept = _kept(whole_key)
+    serialized = whole.SerializeToString(deterministic=True)
+    kept = _kept_whole(names, serialized)
   if kept is None:
     graph_def = tf.compat.v1.graph_util.extract_sub_graph(
         whole, [variant.op.name] + init_names)
@@ -468,10 +497,10 @@ def eager_dataset(input_graph: InputGraph) -> tf.data.Dataset:
     if key:
       with _IMPORTED_LOCK:
         _IMPORTED[key] = kept
-        if whole_key:
-          _IMPORTED[whole_key] = kept
         while len(_IMPORTED) > _IMPORTED_MAX:
           _IMPORTED.popitem(last=False)
+      if serialized is not None:
+        _keep_whole(names, serialized, kept)
   eager = dataset_ops._VariantDataset(kept[1](), dataset.element_spec)  # pylint: disable=protected-access
   eager._estimator_compat_keep = (input_graph.graph, kept)  # pylint: disable=protected-access
   return eager
