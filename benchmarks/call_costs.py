@@ -11,6 +11,10 @@ every case alike):
   (yield_single_examples=False), split the same way;
 - a hand-written prediction loop: all batches in one tf.function, each
   batch's logits written out (the ceiling for prediction);
+- our predict() of the same batches example by example
+  (yield_single_examples=True) against the hand-written loop whose batches
+  are then handed out as one dict per example (what any per-example
+  generator does);
 - hand-written WHOLE calls of both (benchmarks/engines.py): what any
   evaluation or prediction of this program must do per call, since the
   Estimator calls input_fn and model_fn on every call: call input_fn, make
@@ -120,6 +124,7 @@ from engines import handwritten_checkpoint  # pylint: disable=g-import-not-at-to
 from engines import handwritten_eval_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_eval_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_batches_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
+from engines import handwritten_predict_examples_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_predict_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_steps_per_second  # pylint: disable=g-import-not-at-top,wrong-import-position
 from engines import handwritten_train_whole_call_seconds  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -298,6 +303,14 @@ def ours_predict(estimator: Any, clock: PhaseClock, batches: int,
                                yield_single_examples=False):
       pass
   return dict(clock.times, wall=time.perf_counter() - start)
+
+
+def ours_predict_examples_per_second(estimator: Any, batches: int) -> float:
+  """predict() of `batches` batches, example by example
+  (yield_single_examples=True, the generator consumed)."""
+  start = time.perf_counter()
+  examples = sum(1 for _ in estimator.predict(_batches(batches)))
+  return examples / (time.perf_counter() - start)
 
 
 def _fixed_and_per_step(clock: PhaseClock) -> Dict[str, float]:
@@ -531,6 +544,12 @@ def main() -> int:
     rates["hand-written whole predict call batches/s"].append(
         args.predict_batches / handwritten_predict_whole_call_seconds(
             hand_dir, args.predict_batches))
+    gc.collect()
+    rates["ours predict examples/s"].append(
+        ours_predict_examples_per_second(estimator, args.predict_batches))
+    gc.collect()
+    rates["hand-written predict examples/s"].append(
+        handwritten_predict_examples_per_second(args.predict_batches))
     small_predict, small_eval = [], []
     for _ in range(args.small_calls):
       gc.collect()
@@ -547,6 +566,9 @@ def main() -> int:
     rates["predict ours / hand-written"].append(
         rates["ours predict batches/s"][-1] /
         rates["hand-written predict batches/s"][-1])
+    rates["predict examples ours / hand-written"].append(
+        rates["ours predict examples/s"][-1] /
+        rates["hand-written predict examples/s"][-1])
     rates["evaluate ours / hand-written whole call"].append(
         rates["ours evaluate steps/s"][-1] /
         rates["hand-written whole evaluate call steps/s"][-1])
