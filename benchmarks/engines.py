@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Tuple
+from typing import Any, Callable, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -131,38 +131,45 @@ def _handwritten_predict(weights):
   return predict
 
 
-def handwritten_predict_batches_per_second(batches: int) -> float:
-  """Prediction as plain TF2: all `batches` batches in one tf.function call,
-  each batch's logits kept and returned (the ceiling of a predict() call
-  with yield_single_examples=False)."""
+def _handwritten_predictions(batches: int,
+                             hand_out: Callable[[Any], int]) -> float:
+  """Items per second of plain TF2 prediction: all `batches` batches in one
+  tf.function call (traced before the clock starts), the stacked logits
+  then given to `hand_out`, which returns how many items it handed out."""
   predict = _handwritten_predict(_handwritten_weights())
   predict(input_fn().take(10))  # warm-up (the trace)
   dataset = input_fn().take(batches)
   start = time.perf_counter()
-  out = predict(dataset).numpy()
-  rate = batches / (time.perf_counter() - start)
-  assert len(out) == batches
-  return rate
+  items = hand_out(predict(dataset).numpy())
+  return items / (time.perf_counter() - start)
+
+
+def handwritten_predict_batches_per_second(batches: int) -> float:
+  """Batches per second, each batch's logits kept and returned (the ceiling
+  of a predict() call with yield_single_examples=False)."""
+
+  def whole_batches(logits):
+    assert len(logits) == batches
+    return len(logits)
+
+  return _handwritten_predictions(batches, whole_batches)
 
 
 def handwritten_predict_examples_per_second(batches: int) -> float:
-  """Prediction example by example as plain TF2: all `batches` batches in
-  one tf.function call, then each example's logits handed out as a dict of
-  its own, as a per-example generator hands them (the ceiling of a
-  predict() call with yield_single_examples=True)."""
-  predict = _handwritten_predict(_handwritten_weights())
-  predict(input_fn().take(10))  # warm-up (the trace)
-  dataset = input_fn().take(batches)
-  start = time.perf_counter()
-  examples = 0
-  for batch in predict(dataset).numpy():
-    for row in batch:
-      example = {"logits": row}
-      examples += 1
-  rate = examples / (time.perf_counter() - start)
-  assert examples == batches * 256 and example["logits"].shape == (10,)
-  return rate
+  """Examples per second, each example's logits handed out as a dict of its
+  own, as a per-example generator hands them (the ceiling of a predict()
+  call with yield_single_examples=True)."""
 
+  def one_dict_per_example(logits):
+    examples = 0
+    for batch in logits:
+      for row in batch:  # Each dict let go, as a consumed generator's.
+        example = {"logits": row}
+        examples += 1
+    assert examples == batches * 256 and example["logits"].shape == (10,)
+    return examples
+
+  return _handwritten_predictions(batches, one_dict_per_example)
 
 
 def handwritten_checkpoint(directory: str) -> str:
