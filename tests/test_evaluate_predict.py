@@ -156,3 +156,28 @@ def test_variable_access(trained):
   assert names == ["dense/bias", "dense/kernel", "dense_1/bias",
                    "dense_1/kernel", "global_step"]
   assert trained.get_variable_value("dense/kernel").shape == (models.DIM, 8)
+
+
+def test_evaluate_orders_metrics_by_name_then_global_step(tmp_path):
+  # TF 2.15's Estimator returned ['Alpha', 'beta', 'loss', 'm', 'zeta',
+  # 'global_step'] for these metrics: sorted by name, `loss` among them.
+  def model_fn(features, labels, mode):
+    w = tf.compat.v1.get_variable("w", [3, 1],
+                                  initializer=tf.compat.v1.ones_initializer())
+    pred = tf.matmul(features["x"], w)
+    loss = tf.reduce_mean(tf.square(pred - labels))
+    mean = tf.compat.v1.metrics.mean
+    return tfe.EstimatorSpec(
+        mode, loss=loss,
+        eval_metric_ops={"zeta": mean(pred), "Alpha": mean(labels),
+                         "beta": mean(pred * 2), "m": mean(pred * 3)})
+
+  def input_fn():
+    return tf.data.Dataset.from_tensor_slices(
+        ({"x": np.ones((4, 3), np.float32)}, np.ones((4, 1), np.float32))
+    ).batch(2)
+
+  result = tfe.Estimator(model_fn, str(tmp_path)).evaluate(input_fn)
+  assert list(result) == ["Alpha", "beta", "loss", "m", "zeta", "global_step"]
+  assert result["zeta"] == pytest.approx(3.0)
+  assert result["m"] == pytest.approx(9.0)

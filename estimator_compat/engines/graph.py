@@ -256,7 +256,9 @@ def metric_ops(spec: EstimatorSpec, loss_weight=None):
   values["loss"], loss_update = _v1.metrics.mean(spec.loss,
                                                  weights=loss_weight)
   updates.append(loss_update)
-  return values, tf.group(*updates)
+  # The Estimator returned its metrics sorted by name, `loss` among them
+  # (global_step is added after them).
+  return dict(sorted(values.items())), tf.group(*updates)
 
 
 _eval_events = threading.local()  # .suffix: see own_eval_events_file.
