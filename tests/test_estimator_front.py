@@ -215,8 +215,15 @@ def test_predict_keys(tmp_path):
   est = tfe.Estimator(_two_predictions_fn(1), model_dir=str(tmp_path))
   est.train(_features_only_input_fn, steps=1)
   with pytest.raises(ValueError, match=r"^Expected to run at least one output "
-                     r"from \['y1', 'y2'\], provided \['y3'\].*Fix"):
+                     r"from dict_keys\(\['y1', 'y2'\]\), provided "
+                     r"\['y3'\]\. Fix"):
     next(est.predict(_features_only_input_fn, predict_keys=["y3"]))
+  # A string is named as given, and (`in`) matches the keys it contains.
+  with pytest.raises(ValueError, match=r"from dict_keys\(\['y1', 'y2'\]\), "
+                     r"provided y3\. Fix"):
+    next(est.predict(_features_only_input_fn, predict_keys="y3"))
+  assert set(next(est.predict(_features_only_input_fn,
+                              predict_keys="y12"))) == {"y1"}
   # As the Estimator: keys it does not predict are left out.
   assert set(next(est.predict(_features_only_input_fn,
                               predict_keys=["y1", "y3"]))) == {"y1"}

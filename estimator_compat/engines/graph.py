@@ -363,11 +363,14 @@ def _select_predictions(spec: EstimatorSpec,
   chosen = {key: value for key, value in predictions.items()
             if key in predict_keys}
   if not chosen:
+    # Worded as the Estimator's: the dict's keys view, the argument as given.
     raise ValueError(
-        f"Expected to run at least one output from {list(predictions)}, "
-        f"provided {list(predict_keys)}. Fix: name keys of the predictions "
+        f"Expected to run at least one output from {predictions.keys()}, "
+        f"provided {predict_keys}. Fix: name keys of the predictions "
         "dict model_fn returns.")
-  missing = [key for key in predict_keys if key not in predictions]
+  # (A string selects, as the Estimator's `in` did, the keys it contains.)
+  missing = [] if isinstance(predict_keys, str) else [
+      key for key in predict_keys if key not in predictions]
   if missing:
     logging.warning("predict_keys %s are not among the predictions %s; "
                     "they are left out.", missing, sorted(predictions))
