@@ -19,6 +19,7 @@ import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope
 
+from estimator_compat.engines.function import checkpoint_initializers
 from estimator_compat.engines.function.variables import (
     is_global_variable, legacy_name, register_in_collections)
 
@@ -82,12 +83,39 @@ class LegacyVariableStore:
     # Variables are still created by the strategy (see _creator).
     self._strategy_stack = graph._distribution_strategy_stack  # pylint: disable=protected-access
     graph._distribution_strategy_stack = []  # pylint: disable=protected-access
+    created = len(self._variables)
     try:
       with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
         with tf.variable_creator_scope(self._creator):
           yield
+      self._initialize_from_checkpoints(list(self._variables)[created:])
     finally:
       graph._distribution_strategy_stack = self._strategy_stack  # pylint: disable=protected-access
+
+  def _initialize_from_checkpoints(self, names) -> None:
+    """model_fn's init_from_checkpoint, for the variables this trace made.
+
+    As in a TF1 graph, the request replaces a variable's initial value; a
+    module initializes each variable once, when a trace first makes it, so
+    a later trace's request finds it initialized (and trained) and leaves
+    it alone. A mirrored variable's request is on the replica copy's alias
+    the trace got; the assign writes every copy.
+    """
+    for name in names:
+      variable = self._variables[name]
+      asked = [variable] + [alias for (alias_name, _), alias
+                            in self._aliases.items() if alias_name == name]
+      reads = [read for read in map(checkpoint_initializers.requested, asked)
+               if read is not None]
+      if reads and type(variable).__name__ in ("ShardedVariable",
+                                               "AggregatingVariable"):
+        raise ValueError(
+            f"tf.compat.v1.train.init_from_checkpoint sets the initial value "
+            f"of {name!r}, a parameter server's variable, which ModelFnModule "
+            "cannot initialize from a checkpoint. Fix: restore the module "
+            "from that checkpoint instead (restore_legacy_checkpoint).")
+      if reads:
+        checkpoint_initializers.assign(variable, reads[-1])
 
   def _creator(self, next_creator, **kwargs):
     if self._creating:

@@ -23,6 +23,7 @@ from estimator_compat.checkpoints import checkpoint_reading
 from estimator_compat.front import front_checks
 from estimator_compat.checkpoints import rotation_record
 from estimator_compat.front import tf_logging as logging
+from estimator_compat.engines.function import checkpoint_initializers
 from estimator_compat.engines.function import graph_text
 from estimator_compat.engines.function import variables as variables_lib
 from estimator_compat.front.model_fn_call import ModelSetup
@@ -189,8 +190,12 @@ def restore_or_warm_start(setup: ModelSetup, variables: Dict[str, tf.Variable],
     checkpoint_reading.check_fits(checkpoint, variables.values())
     present = {name for name, _ in tf.train.list_variables(checkpoint)}
     make_saver(setup, variables, present).restore(None, checkpoint)
-  elif setup.warm_start is not None:
-    warm_start(setup.warm_start, variables)
+  else:
+    # The variables are initialized, as TF1's init op did: model_fn's
+    # init_from_checkpoint first, a warm start after it (so it wins).
+    checkpoint_initializers.run(variables.values())
+    if setup.warm_start is not None:
+      warm_start(setup.warm_start, variables)
   sync_copies(variables)
 
 

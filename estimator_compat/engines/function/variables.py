@@ -20,6 +20,7 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.ops import variable_scope
 
+from estimator_compat.engines.function import checkpoint_initializers
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -114,6 +115,7 @@ class VariableCapture:
           "needs a model_fn that builds the same variables on every call. "
           "Fix: remove the condition around variable creation, or use the "
           "graph engine (RunConfig(engine='graph')).")
+    checkpoint_initializers.check(self._variables, self._local)
     self._built = True
 
   def _creator(self, next_creator, **kwargs):
