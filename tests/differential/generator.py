@@ -367,6 +367,14 @@ def _custom_model(s: spec_lib.ProgramSpec) -> str:
   hooks = ("[tf.estimator.NanTensorHook(loss), tf.estimator."
            'LoggingTensorHook({"loss": loss}, every_n_iter=3)]'
            if s.standard_hooks != "none" else "None")
+  params, init_from = "{}", ""
+  if s.warm_start_by == "init_from_checkpoint":
+    # Every variable the store holds once the layers are built (global_step
+    # too) starts from the checkpoint when the model_dir has none of its own.
+    body.append('if params.get("init_from"):\n    tf.compat.v1.train.'
+                'init_from_checkpoint(params["init_from"], {"/": "/"})')
+    params = '{"init_from": init_from} if init_from else {}'
+    init_from = ", init_from=None"
   b = "\n  ".join(body)
   t = "\n    ".join(train)
   m = _metric_lines(s, "labels", value, "  ")
@@ -390,10 +398,10 @@ def model_fn(features, labels, mode, params, config):
       eval_metric_ops=metrics, training_hooks={hooks})
 
 
-def make_estimator(model_dir=MODEL_DIR, warm_start_from=None):
+def make_estimator(model_dir=MODEL_DIR, warm_start_from=None{init_from}):
   return tf.estimator.Estimator(
-      model_fn, model_dir=model_dir, config=make_config(), params={{}},
-      warm_start_from=warm_start_from)
+      model_fn, model_dir=model_dir, config=make_config(),
+      params={params}, warm_start_from=warm_start_from)
 '''
 
 
@@ -618,6 +626,15 @@ def _sequence(s: spec_lib.ProgramSpec) -> str:
               '"export")))',
               'record("predict", list(estimator.predict('
               'predict_input_fn)))']
+  elif s.warm_start_by == "init_from_checkpoint":
+    lines += [train,
+              'warm = make_estimator(os.path.join(WORKDIR, "model_ws"), '
+              "init_from=MODEL_DIR)",
+              "warm.train(train_input_fn, steps=3)",
+              'record("global_step", warm.get_variable_value("global_step"))',
+              f'record("evaluate", warm.evaluate(eval_input_fn, '
+              f'steps={eval_steps}))',
+              'record("predict", list(warm.predict(predict_input_fn)))']
   else:  # warm_start
     lines += [train,
               'settings = tf.estimator.WarmStartSettings('

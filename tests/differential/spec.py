@@ -41,7 +41,14 @@ DIMENSIONS: Dict[str, Tuple] = {
                  "tae_final", "tae_best", "warm_start"),
     "train_steps": (3, 6, 10),
     "strategy": ("none", "mirrored"),
+    # How the warm_start sequence's second model starts from the first
+    # (v1_layers model_fns only): WarmStartSettings, or the model_fn's own
+    # tf.compat.v1.train.init_from_checkpoint (finding G18).
+    "warm_start_by": ("settings", "init_from_checkpoint"),
 }
+# Drawn after every other dimension (and the strategy's own draw), so that
+# adding it left the earlier draws of every seed as they were.
+_DRAWN_LAST = ("warm_start_by",)
 
 # Keras optimizers (tf.keras.optimizers.legacy) by spec name.
 KERAS_OPTIMIZERS = ("sgd", "adam", "adagrad", "rmsprop", "ftrl")
@@ -79,6 +86,7 @@ class ProgramSpec:
   sequence: str
   train_steps: int
   strategy: str
+  warm_start_by: str
 
   @property
   def custom(self) -> bool:
@@ -131,6 +139,8 @@ def _settle(choices: Dict[str, object]) -> Dict[str, object]:
   if c["checkpoint_cadence"] == "secs_1000" and c["sequence"].startswith("tae"):
     # train_and_evaluate evaluates after each save; keep its saves by steps.
     c["checkpoint_cadence"] = "steps_5"
+  if c["sequence"] != "warm_start" or c["model"] != "v1_layers":
+    c["warm_start_by"] = "settings"
   return c
 
 
@@ -138,7 +148,10 @@ def draw(seed: int) -> ProgramSpec:
   """The spec of program `seed` (the same in every Python version)."""
   rng = random.Random(seed)
   choices = {name: values[rng.randrange(len(values))]
-             for name, values in DIMENSIONS.items()}
+             for name, values in DIMENSIONS.items() if name not in _DRAWN_LAST}
   # MirroredStrategy is slow to set up: about one program in eight.
   choices["strategy"] = "mirrored" if rng.random() < 0.125 else "none"
+  for name in _DRAWN_LAST:
+    values = DIMENSIONS[name]
+    choices[name] = values[rng.randrange(len(values))]
   return ProgramSpec(seed=seed, **_settle(choices))

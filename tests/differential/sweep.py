@@ -40,13 +40,15 @@ DEFAULT_OLD_PYTHON = os.path.expanduser(
     "~/.cache/estimator-compat/tf215-venv/bin/python")
 # A program runs in ~1-5 s; one that makes no progress for this long hangs.
 ITEM_TIMEOUT_S = 300
-# The CI sample (tests/test_differential_sample.py): 11 seeds that together use every value of every dimension; 90 is a
+# The CI sample (tests/test_differential_sample.py): 12 seeds that together
+# use every value of every dimension; 90 is a
 # MirroredStrategy program (Keras layers and optimizer on 2 logical CPUs,
 # the per-replica slot copies of G9), about 75 s on a loaded 2-core
 # machine, 2-3x another seed. The 25 seeds 0, 40, ..., 960 took well
 # over 4 minutes on the shared 2-core machine (~17 s per program on TF
 # 2.15, ~40 s here) and missed two values.
-CI_SAMPLE_SEEDS = [0, 3, 8, 12, 15, 29, 66, 90, 109, 490, 725]
+# 72 (added with warm_start_by, G18) warm-starts by init_from_checkpoint.
+CI_SAMPLE_SEEDS = [0, 3, 8, 12, 15, 29, 66, 72, 90, 109, 490, 725]
 
 
 def parse_seeds(text: str) -> List[int]:
