@@ -146,3 +146,44 @@ def test_a_model_fn_module_initializes_from_it_once(source):
   module.train_step(features, np.array([0]))  # TRAIN traced: w was there.
   np.testing.assert_array_equal(
       module.variables_by_legacy_name()["enc/w"].numpy(), [7.0, 7.0])
+
+
+def _vocab_model_fn(features, labels, mode, params):
+  del labels
+  embedding = tf.compat.v1.get_variable(
+      "emb", [3, 2],
+      initializer=tf.compat.v1.constant_initializer(params["init"]))
+  if params.get("source"):
+    tf.compat.v1.train.warm_start(
+        params["source"], vars_to_warm_start=["emb"],
+        var_name_to_vocab_info={"emb": tf.compat.v1.train.VocabInfo(
+            params["new_vocab"], 3, 0, params["old_vocab"])})
+  return tfe.EstimatorSpec(
+      mode, loss=tf.reduce_sum(embedding * features["x"]),
+      train_op=tf.compat.v1.assign_add(
+          tf.compat.v1.train.get_global_step(), 1))
+
+
+def test_another_initializer_set_in_model_fn_runs_on_the_graph_engine(
+    tmp_path, monkeypatch):
+  """A vocabulary warm start inside model_fn assigns a remapped matrix."""
+  (tmp_path / "old.txt").write_text("a\nb\nc\n")
+  (tmp_path / "new.txt").write_text("c\nz\na\n")
+  old = tfe.Estimator(_vocab_model_fn, model_dir=str(tmp_path / "old"),
+                      params={"init": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]})
+  old.train(_train_input, steps=1)
+  params = {"init": 7.0, "source": str(tmp_path / "old"),
+            "new_vocab": str(tmp_path / "new.txt"),
+            "old_vocab": str(tmp_path / "old.txt")}
+  new = tfe.Estimator(_vocab_model_fn, model_dir=str(tmp_path / "new"),
+                      params=params)
+  new.train(_train_input, steps=1)
+  # TF 2.15's values: c and a take their old rows, z (new) zeros.
+  np.testing.assert_array_equal(new.get_variable_value("emb"),
+                                [[4.0, 5.0], [0.0, 0.0], [0.0, 1.0]])
+  monkeypatch.setenv("ESTIMATOR_COMPAT_ENGINE", "function")
+  other = tfe.Estimator(_vocab_model_fn, model_dir=str(tmp_path / "other"),
+                        params=params)
+  with pytest.raises(NeedsGraphEngine, match="replaced the initializer of "
+                     "'emb:0'"):
+    other.train(_train_input, steps=1)

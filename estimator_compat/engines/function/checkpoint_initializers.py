@@ -75,6 +75,9 @@ def _assignable(variable: Any) -> bool:
 def check(variables: Iterable[Any], local: Set[int]) -> None:
   """Raises NeedsGraphEngine where a request cannot be honoured exactly.
 
+  Called after the trace that made the variables (eagerly, with no
+  initializer op), so what it finds was set by model_fn.
+
   Args:
     variables: the trace's captured variables.
     local: ids of those no checkpoint holds (initialized on every call).
@@ -82,6 +85,15 @@ def check(variables: Iterable[Any], local: Set[int]) -> None:
   for variable in variables:
     op = _restore_op(variable)
     if op is None:
+      if getattr(variable, "_initializer_op", None) is not None:
+        # Set in the trace (an eagerly made variable holds None): model_fn
+        # replaced the initializer some other way, which no step runs
+        # (tf.compat.v1.train.warm_start with a vocabulary remap inside
+        # model_fn assigns a remapped matrix).
+        raise NeedsGraphEngine(
+            f"model_fn replaced the initializer of {variable.name!r} (e.g. "
+            "tf.compat.v1.train.warm_start inside model_fn), which the "
+            f"function engine cannot run. {GRAPH_ENGINE_FIX}")
       continue
     where = None
     if id(variable) in local:

@@ -115,7 +115,8 @@ class VariableCapture:
           "needs a model_fn that builds the same variables on every call. "
           "Fix: remove the condition around variable creation, or use the "
           "graph engine (RunConfig(engine='graph')).")
-    checkpoint_initializers.check(self._variables, self._local)
+    if not self._built:  # The trace that made them: see check().
+      checkpoint_initializers.check(self._variables, self._local)
     self._built = True
 
   def _creator(self, next_creator, **kwargs):
