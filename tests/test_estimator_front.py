@@ -267,3 +267,44 @@ def test_input_without_tensors_trains_on_each_engine(tmp_path, monkeypatch):
     est.train(empty_input_fn, steps=2)
     assert est.get_variable_value("global_step") == 2
   assert seen == [({}, None)] * 3
+
+
+@pytest.mark.usefixtures("engine")
+def test_each_call_gets_its_own_params_and_config(tmp_path):
+  """A model_fn or input_fn that changes params does so in its own copy.
+
+  The Estimator passed deep copies (its `params` and `config` properties)
+  to every call: under TF 2.15 this program evaluates and predicts 3.0
+  (n = 1, lst = [1, 1]); with one shared dict it read 6.0, then 10.0.
+  """
+  configs = []
+
+  def model_fn(features, labels, mode, params, config):
+    del labels
+    params["n"] += 1
+    params["lst"].append(len(params["lst"]))
+    configs.append(config)
+    value = tf.compat.v1.get_variable(
+        "v", [], initializer=tf.compat.v1.zeros_initializer())
+    out = value + float(params["n"]) + float(sum(params["lst"]))
+    return tfe.EstimatorSpec(
+        mode, loss=out, predictions={"o": out + 0 * features["x"]},
+        eval_metric_ops={"o": tf.compat.v1.metrics.mean(out)},
+        train_op=tf.compat.v1.assign_add(
+            tf.compat.v1.train.get_global_step(), 1))
+
+  def input_fn(params):
+    params["n"] = 100  # Seen by no model_fn call.
+    return tf.data.Dataset.from_tensor_slices(
+        ({"x": [1.0]}, [0])).repeat().batch(1)
+
+  params = {"n": 0, "lst": [1]}
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path), params=params)
+  est.train(input_fn, steps=1)
+  assert est.evaluate(input_fn, steps=1)["o"] == pytest.approx(3.0)
+  assert next(est.predict(lambda: input_fn({}).take(1)))["o"] == (
+      pytest.approx(3.0))
+  assert params == {"n": 0, "lst": [1]}
+  assert est.params == {"n": 0, "lst": [1]}
+  assert len(configs) == 3 and len({id(c) for c in configs}) == 3
+  assert all(c.model_dir == str(tmp_path) for c in configs)

@@ -1,7 +1,8 @@
 """One place that calls the legacy input_fn and model_fn for a mode."""
 
+import copy
 import dataclasses
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol, Tuple
 
 import tensorflow as tf
 
@@ -101,15 +102,25 @@ def invoke_input_fn(setup: ModelSetup, input_fn: Callable[..., Any],
         f"input_fn must be a callable that returns the input, got "
         f"{type(input_fn).__name__}. Fix: pass the function itself, not its "
         "result (input_fn=train_input_fn, not train_input_fn()).")
-  params = setup.params
+  params, config = own_copies(setup)
   if setup.call_params is not None:
     params = setup.call_params.for_input_fn(params, mode, input_fn)
   with tf.device("/cpu:0"):
     result = call_with_declared_args(
-        input_fn, {"mode": mode, "params": params, "config": setup.config,
+        input_fn, {"mode": mode, "params": params, "config": config,
                    "input_context": input_context})
   check_pair(result, getattr(input_fn, "__name__", "input_fn"))
   return result
+
+
+def own_copies(setup: ModelSetup) -> Tuple[dict, Any]:
+  """Each input_fn or model_fn call's own params and config.
+
+  Deep copies, as the Estimator passed its `params` and `config` properties:
+  what one call changes in them (`params.setdefault(...)`, a counter) is
+  not seen by the next call. (RunConfig's copy shares its strategies.)
+  """
+  return copy.deepcopy(setup.params), copy.deepcopy(setup.config)
 
 
 def call_input_fn(setup: ModelSetup, input_fn: Callable[..., Any], mode: str):
@@ -138,13 +149,13 @@ def call_model_fn(setup: ModelSetup, features: Any, labels: Any,
         "model_fn does not take labels, but input_fn returns labels. Fix: "
         "add `labels` to the model_fn signature, or return features only "
         "from input_fn.")
-  params = setup.params
+  params, config = own_copies(setup)
   if setup.call_params is not None:
     params = setup.call_params.for_model_fn(params, mode, exporting)
   logging.info("Calling model_fn.")
   spec = call_with_declared_args(
       setup.model_fn, {"features": features, "labels": labels, "mode": mode,
-                       "params": params, "config": setup.config})
+                       "params": params, "config": config})
   if not isinstance(spec, EstimatorSpec):
     raise ValueError(
         "model_fn should return an EstimatorSpec. It returned "
