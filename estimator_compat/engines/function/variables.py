@@ -24,6 +24,8 @@ from estimator_compat.engines.function import checkpoint_initializers
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _GraphKeys = tf.compat.v1.GraphKeys
+# TensorFlow's eager refusal of a constant whose size differs from its shape.
+_CONSTANT_SIZE_ERROR = "Eager execution of tf.constant with unsupported shape"
 _EAGER_KWARGS = ("initial_value", "trainable", "validate_shape",
                  "caching_device", "name", "dtype", "constraint",
                  "synchronization", "aggregation", "shape")
@@ -169,6 +171,17 @@ class VariableCapture:
     try:
       with tf.init_scope():
         return tf.Variable(**args, experimental_enable_variable_lifting=False)
+    except TypeError as error:
+      if _CONSTANT_SIZE_ERROR not in str(error):
+        raise
+      # E.g. constant_initializer([1., 2.]) for a shape [3] variable: a TF1
+      # graph repeated the last value ([1., 2., 2.]), or raised ValueError
+      # for too many; eager execution refuses both.
+      raise NeedsGraphEngine(
+          f"Variable {kwargs.get('name')!r} is initialized with a constant "
+          "of another number of elements than its shape holds, which a TF1 "
+          "graph filled by repeating the last value and eager execution "
+          f"refuses. {GRAPH_ENGINE_FIX}") from error
     finally:
       self._inside = False
 
