@@ -107,8 +107,7 @@ class LegacyVariableStore:
                             in self._aliases.items() if alias_name == name]
       reads = [read for read in map(checkpoint_initializers.requested, asked)
                if read is not None]
-      if reads and type(variable).__name__ in ("ShardedVariable",
-                                               "AggregatingVariable"):
+      if reads and not checkpoint_initializers.plain_or_mirrored(variable):
         raise ValueError(
             f"tf.compat.v1.train.init_from_checkpoint sets the initial value "
             f"of {name!r}, a parameter server's variable, which ModelFnModule "

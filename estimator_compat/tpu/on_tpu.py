@@ -10,7 +10,6 @@ spec's hooks and predictions), each with the real one's wording first, and
 then refuse with the fix (use_tpu=False). evaluate() with eval_on_tpu=False ran on CPU/GPU there and runs here.
 """
 
-import copy
 from typing import Any, Callable, Optional
 
 import tensorflow as tf
@@ -18,7 +17,8 @@ import tensorflow as tf
 from estimator_compat.front.fn_args import call_with_declared_args, fn_args
 from estimator_compat.front.input_adapter import split_input
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.front.model_fn_call import ModelSetup, invoke_input_fn
+from estimator_compat.front.model_fn_call import (ModelSetup, invoke_input_fn,
+                                                 own_copies)
 from estimator_compat.tpu import tpu_config as tpu_config_lib
 from estimator_compat.tpu.tpu_config import check_positive_integer
 
@@ -139,15 +139,14 @@ def check_graph(setup: ModelSetup, input_fn: Callable[..., Any], mode: str,
           "model_fn does not take labels, but input_fn returns labels. Fix: "
           "add `labels` to the model_fn signature, or return features only "
           "from input_fn.")
+    params, config = own_copies(setup)
     if setup.call_params is not None:
-      params = setup.call_params.for_model_fn(setup.params, mode, False)
-    else:
-      params = copy.deepcopy(setup.params)
+      params = setup.call_params.for_model_fn(params, mode, False)
     params["use_tpu"] = True
     try:
       spec = call_with_declared_args(
           model_fn, {"features": features, "labels": labels, "mode": mode,
-                     "params": params, "config": setup.config})
+                     "params": params, "config": config})
     except Exception as error:  # pylint: disable=broad-except
       raise no_tpu_error() from error
     _check_spec(spec, mode)

@@ -10,7 +10,6 @@ Estimator's step counter. estimator_compat does not drive TPUs: with
 fail after the real one's checks (on_tpu.py).
 """
 
-import copy
 import dataclasses
 import enum
 import math
@@ -51,7 +50,7 @@ class BatchSizeParams:
   export_to_tpu: bool
 
   def _with_batch_size(self, params: dict, mode: str) -> dict:
-    params = copy.deepcopy(params)
+    """Sets the batch size in `params`: the call's own copy (own_copies)."""
     batch_size = self.batch_sizes.get(mode)
     if batch_size is not None:
       params[BATCH_SIZE_KEY] = batch_size
@@ -84,7 +83,6 @@ class BatchSizeParams:
         logging.info(
             "TPUEstimator: export_to_tpu=True is ignored (no TPU MetaGraph "
             "is written without a TPU); exporting the CPU MetaGraph.")
-      params = copy.deepcopy(params)
     else:
       params = self._with_batch_size(params, mode)
     params[USE_TPU_KEY] = False

@@ -58,6 +58,12 @@ def _read_of(variable: Any, op: tf.Operation) -> _Read:
   return _Read(values[0], values[1], values[2], op.get_attr("dtypes"))
 
 
+def plain_or_mirrored(variable: Any) -> bool:
+  """A variable (or mirrored variable) one eager assign sets everywhere."""
+  return isinstance(variable, (values_lib.MirroredVariable,
+                               resource_variable_ops.BaseResourceVariable))
+
+
 def _assignable(variable: Any) -> bool:
   """A variable one eager assign sets everywhere it lives.
 
@@ -68,8 +74,7 @@ def _assignable(variable: Any) -> bool:
   """
   if isinstance(variable, values_lib.MirroredVariable):
     return True
-  return not tf.distribute.has_strategy() and isinstance(
-      variable, resource_variable_ops.BaseResourceVariable)
+  return not tf.distribute.has_strategy() and plain_or_mirrored(variable)
 
 
 def check(variables: Iterable[Any], local: Set[int]) -> None:
