@@ -29,6 +29,15 @@ _INITIALIZER_GROUP = "variables_initializer"
 # e.g. Scaffold(init_op=tf.group(w.initializer)): TensorFlow's message then.
 _GROUP = "group"
 _NONE_IN_GROUP = "Received 'None'"
+# TensorFlow's message for a graph-only attribute (`op`, `graph`, `name`,
+# `consumers`) of an eager tensor, such as an eagerly created variable's
+# handle: `variable.op.name` (the TF1 idiom
+# `tf.compat.v1.summary.histogram(v.op.name, v)`) raises it.
+_EAGER_UNDEFINED = "is undefined when eager execution is enabled"
+# TF1 slot creation reads a partitioned variable's `op.name` for the slot's
+# checkpoint name (tf.compat.v1.train optimizers with slots: Adagrad, Adam,
+# Momentum, ...).
+_SLOT_CREATION = "_create_slot_var"
 
 
 def _raised_in(error: BaseException, function_name: str) -> bool:
@@ -50,10 +59,28 @@ def graph_only_errors(mode: str) -> Iterator[None]:
 
   Raises:
     NeedsGraphEngine: the model_fn used a Tensor as a dict key / set member,
-      or built an initializer op of its (eagerly created) variables.
+      built an initializer op of its (eagerly created) variables, or read a
+      graph-only attribute of one (`variable.op`, also read by TF1 slot
+      creation for partitioned variables).
   """
   try:
     yield
+  except AttributeError as error:
+    if _EAGER_UNDEFINED not in str(error):
+      raise
+    if _raised_in(error, _SLOT_CREATION):
+      raise NeedsGraphEngine(
+          "model_fn trains partitioned variables with a tf.compat.v1.train "
+          "optimizer that has slots, whose checkpoint names TF1 took from "
+          "the partitions' graph ops, which the function engine's eagerly "
+          f"held variables do not have, in {_CALLS.get(mode, mode)}(). "
+          f"{GRAPH_ENGINE_FIX}") from error
+    raise NeedsGraphEngine(
+        "model_fn reads a graph-only attribute of a variable (e.g. "
+        "`variable.op.name`, as in tf.compat.v1.summary.histogram("
+        "v.op.name, v)), which the function engine's eagerly held variables "
+        f"do not have, in {_CALLS.get(mode, mode)}() ({error}). "
+        f"{GRAPH_ENGINE_FIX}") from error
   except TypeError as error:
     if _raised_in(error, _INITIALIZER_GROUP) or (
         _raised_in(error, _GROUP) and _NONE_IN_GROUP in str(error)):
