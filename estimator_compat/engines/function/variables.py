@@ -20,7 +20,9 @@ import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
 from tensorflow.python.ops import variable_scope
 
-from estimator_compat.engines.function import checkpoint_initializers
+from estimator_compat.engines.function import (checkpoint_initializers,
+                                               keras_networks,
+                                               random_streams)
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -67,6 +69,8 @@ class VariableCapture:
     self._next = 0
     self._inside = False
     self._local = set()
+    # Sequentials built on their first call, on the first trace.
+    self._deferred = {}
 
   @property
   def variables(self) -> List[tf.Variable]:
@@ -119,6 +123,8 @@ class VariableCapture:
           "graph engine (RunConfig(engine='graph')).")
     if not self._built:  # The trace that made them: see check().
       checkpoint_initializers.check(self._variables, self._local)
+      deferred, self._deferred = self._deferred, {}
+      keras_networks.check(deferred, graph, random_streams.KERNEL_STATE_OPS)
     self._built = True
 
   def _creator(self, next_creator, **kwargs):
@@ -166,6 +172,7 @@ class VariableCapture:
       with tf.init_scope():
         return next_creator(
             **dict(kwargs, experimental_enable_variable_lifting=False))
+    keras_networks.note_creation(self._deferred)
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
     self._inside = True
     try:
