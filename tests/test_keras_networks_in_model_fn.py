@@ -4,8 +4,10 @@ TF 2.15.1 + tensorflow-estimator 2.15.0 (run by hand) built them with
 tf-keras's graph-mode classes: a Sequential given no input shape named its
 variables `sequential/dense/kernel`, and a Dropout inside a Sequential or
 functional model drew other masks than the same model traced in a TF2
-function. The function engine sends both to the graph engine, which gives
-TF 2.15's names and values; the same models without those run on it.
+function. `model.get_updates_for(inputs)`, which grouped a batch norm's
+moving-average updates into the train op, is a method of those graph-mode
+classes only. The function engine sends all three to the graph engine, which
+gives TF 2.15's names and values; the same models without those run on it.
 """
 
 import numpy as np
@@ -42,19 +44,27 @@ def _model(kind):
     for layer in _layers(dropout=True):
       outputs = layer(outputs)
     return tf.keras.Model(inputs, outputs)
+  if kind == "batch_norm_updates_for_inputs":
+    first, last = _layers(dropout=False)
+    return tf.keras.Sequential([tf.keras.layers.InputLayer(input_shape=(3,)),
+                                first, tf.keras.layers.BatchNormalization(
+                                    momentum=0.5), last])
   assert kind == "sequential_with_shape"
   return tf.keras.Sequential([tf.keras.layers.InputLayer(input_shape=(3,))]
                              + _layers(dropout=False))
 
 
 def _model_fn(features, labels, mode, params):
-  logits = _model(params["kind"])(features["x"],
-                                  training=mode == tfe.ModeKeys.TRAIN)
+  model = _model(params["kind"])
+  logits = model(features["x"], training=mode == tfe.ModeKeys.TRAIN)
   loss = tf.reduce_mean(tf.keras.losses.binary_crossentropy(
       labels, logits, from_logits=True))
-  return tfe.EstimatorSpec(
-      mode, loss=loss, train_op=tf.compat.v1.train.GradientDescentOptimizer(
-          0.1).minimize(loss, tf.compat.v1.train.get_global_step()))
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, tf.compat.v1.train.get_global_step())
+  if params["kind"] == "batch_norm_updates_for_inputs":
+    # TF 2.15's (graph-mode) Model method; tf-keras's TF2 Model has none.
+    train_op = tf.group(train_op, *model.get_updates_for(features["x"]))
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
 def _input_fn():
@@ -78,18 +88,22 @@ def _assert_equal(ours, graph):
 
 @pytest.mark.parametrize("kind", ["sequential_on_first_call",
                                   "sequential_with_dropout",
-                                  "functional_with_dropout"])
+                                  "functional_with_dropout",
+                                  "batch_norm_updates_for_inputs"])
 def test_the_default_engine_gives_the_graph_engines_model(tmp_path, kind):
   ours = _trained(kind, tmp_path / "default")
   _assert_equal(ours, _trained(kind, tmp_path / "graph", engine="graph"))
   if kind == "sequential_on_first_call":
     assert "sequential/dense/kernel" in ours  # TF 2.15's name
+  if kind == "batch_norm_updates_for_inputs":  # The updates ran.
+    assert np.abs(ours["batch_normalization/moving_mean"]).sum() > 0
 
 
 @pytest.mark.parametrize("kind, words", [
     ("sequential_on_first_call", "on its first call"),
     ("sequential_with_dropout", "draws random numbers"),
-    ("functional_with_dropout", "draws random numbers")])
+    ("functional_with_dropout", "draws random numbers"),
+    ("batch_norm_updates_for_inputs", "get_updates_for")])
 def test_the_function_engine_refuses_before_any_checkpoint(tmp_path, kind,
                                                            words):
   with pytest.raises(NeedsGraphEngine, match=words):

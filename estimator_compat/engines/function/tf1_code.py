@@ -38,6 +38,11 @@ _EAGER_UNDEFINED = "is undefined when eager execution is enabled"
 # checkpoint name (tf.compat.v1.train optimizers with slots: Adagrad, Adam,
 # Momentum, ...).
 _SLOT_CREATION = "_create_slot_var"
+# Public methods of tf-keras's graph-mode (v1) Layer and Model classes, which
+# tf-keras chose in TF 2.15's TF1 graph and not in a TF2 function (its v2
+# classes do not have them): `model.get_updates_for(inputs)` grouped a
+# batch norm's moving-average updates into the train op.
+_KERAS_V1_METHODS = ("get_updates_for", "get_losses_for")
 
 
 def _raised_in(error: BaseException, function_name: str) -> bool:
@@ -61,11 +66,20 @@ def graph_only_errors(mode: str) -> Iterator[None]:
     NeedsGraphEngine: the model_fn used a Tensor as a dict key / set member,
       built an initializer op of its (eagerly created) variables, or read a
       graph-only attribute of one (`variable.op`, also read by TF1 slot
-      creation for partitioned variables).
+      creation for partitioned variables), or called a method only
+      tf-keras's TF1 classes have (`model.get_updates_for`).
   """
   try:
     yield
   except AttributeError as error:
+    v1_method = next((name for name in _KERAS_V1_METHODS
+                      if f"has no attribute '{name}'" in str(error)), None)
+    if v1_method is not None:
+      raise NeedsGraphEngine(
+          f"model_fn calls the tf-keras method {v1_method}() ({error}), which "
+          "tf-keras's TF1 graph-mode Layer and Model classes have and its "
+          f"TF2 classes do not, in {_CALLS.get(mode, mode)}(). "
+          f"{GRAPH_ENGINE_FIX}") from error
     if _EAGER_UNDEFINED not in str(error):
       raise
     if _raised_in(error, _SLOT_CREATION):
