@@ -106,3 +106,24 @@ def used_by(dataset) -> int:
     return _USED.get(dataset, 0)
   except TypeError:  # not weakly referenceable
     return 0
+
+
+def fresh_kernel_for(initial_value) -> None:
+  """Starts a seeded initializer's random stream afresh, as a TF1 op did.
+
+  In a TF1 graph each initializer is an op of its own, with a kernel of its
+  own: two variables initialized with the same seeded initializer (e.g. a
+  `variable_scope(initializer=glorot_uniform_initializer(seed=5))` over a
+  GRU cell's two kernels) both draw from the start of that seed's stream.
+  Eager execution keeps one kernel per seed pair, so the second would draw
+  the stream's next values. Clearing the eager kernel cache before a seeded
+  initializer runs gives it the fresh kernel it had in TF1.
+
+  Args:
+    initial_value: a variable's initial value: an initializer bound to its
+      shape (`functools.partial`, as get_variable and Keras' add_weight
+      pass it), a callable or a tensor.
+  """
+  initializer = getattr(initial_value, "func", initial_value)
+  if getattr(initializer, "seed", None) is not None:
+    context.context().clear_kernel_cache()

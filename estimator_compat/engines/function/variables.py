@@ -21,7 +21,7 @@ import tensorflow as tf
 from tensorflow.python.ops import variable_scope
 
 from estimator_compat.engines.function import (checkpoint_initializers,
-                                               keras_networks,
+                                               keras_networks, op_seeds,
                                                random_streams)
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
@@ -159,6 +159,7 @@ class VariableCapture:
           "out of its step function (to run it there instead, pass an "
           "initializer: tf.compat.v1.get_variable(name, shape, "
           f"initializer=...)). {GRAPH_ENGINE_FIX}")
+    op_seeds.fresh_kernel_for(initial_value)
     if tf.distribute.in_cross_replica_context() is False and (
         tf.distribute.has_strategy()):
       # Replica 0 inside strategy.run: the creators below ours (the
@@ -174,6 +175,12 @@ class VariableCapture:
             **dict(kwargs, experimental_enable_variable_lifting=False))
     keras_networks.note_creation(self._deferred)
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
+    if callable(args.get("caching_device")):
+      # A device function (tf.compat.v1.nn.dynamic_rnn's scope sets
+      # `lambda op: op.device`: cache reads where the variable is) places a
+      # TF1 graph's cached reads; eager execution refuses one, and the value
+      # does not depend on it.
+      del args["caching_device"]
     self._inside = True
     try:
       with tf.init_scope():
