@@ -69,6 +69,7 @@ class VariableCapture:
     self._next = 0
     self._inside = False
     self._local = set()
+    self._fresh_kernels = True
     # Sequentials built on their first call, on the first trace.
     self._deferred = {}
 
@@ -111,6 +112,9 @@ class VariableCapture:
       with tf.init_scope():
         tf.keras.utils.set_random_seed(seed)
     self._next = 0
+    # Clearing eager kernels while a ClusterCoordinator's threads run
+    # deadlocks, as seeding does (see fresh_kernel_for).
+    self._fresh_kernels = seed_eagerly
     with variable_scope.with_variable_store(variable_scope._VariableStore()):  # pylint: disable=protected-access
       with tf.variable_creator_scope(self._creator):
         yield
@@ -159,7 +163,8 @@ class VariableCapture:
           "out of its step function (to run it there instead, pass an "
           "initializer: tf.compat.v1.get_variable(name, shape, "
           f"initializer=...)). {GRAPH_ENGINE_FIX}")
-    op_seeds.fresh_kernel_for(initial_value)
+    if self._fresh_kernels:
+      op_seeds.fresh_kernel_for(initial_value)
     if tf.distribute.in_cross_replica_context() is False and (
         tf.distribute.has_strategy()):
       # Replica 0 inside strategy.run: the creators below ours (the
