@@ -127,3 +127,16 @@ def test_model_updates_run_the_batchs_updates(tmp_path):
   ours = _trained("batch_norm_model_updates", tmp_path / "updates")
   _assert_equal(ours, _trained("batch_norm_updates_for_inputs",
                                tmp_path / "updates_for"))
+
+
+def test_under_a_strategy_the_refusal_is_loud(tmp_path):
+  # The graph engine runs strategies only in TF1 mode, so the call cannot
+  # move there: it fails before any checkpoint rather than train other names.
+  estimator = tfe.Estimator(
+      _model_fn, model_dir=str(tmp_path),
+      params={"kind": "sequential_on_first_call"},
+      config=tfe.RunConfig(tf_random_seed=1, train_distribute=(
+          tf.distribute.MirroredStrategy(["/cpu:0"]))))
+  with pytest.raises(ValueError, match="on its first call"):
+    estimator.train(_input_fn, steps=1)
+  assert tf.train.latest_checkpoint(str(tmp_path)) is None

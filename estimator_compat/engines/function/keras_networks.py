@@ -27,6 +27,7 @@ from typing import Any, Dict
 
 import tensorflow as tf
 
+from estimator_compat.engines.function.random_streams import KERNEL_STATE_OPS
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 # Where tf-keras builds a Sequential given no input shape, on its first call.
@@ -52,10 +53,11 @@ def note_creation(deferred: Dict[int, Any]) -> None:
     frame = frame.f_back
 
 
-def _random_op_in_network(graph: tf.Graph, random_ops) -> Any:
-  """The first random op that a tf-keras graph network's call made."""
+def _random_op_in_network(graph: tf.Graph) -> Any:
+  """The first random op that a tf-keras graph network's call made (a TF1
+  one, or the stateless op random_streams made in its place)."""
   for op in graph.get_operations():
-    if op.type not in random_ops and not op.type.startswith("StatelessRandom"):
+    if op.type not in KERNEL_STATE_OPS and not op.type.startswith("StatelessRandom"):
       continue
     for frame in op.traceback:
       if frame.name == _NETWORK_CALL[1] and frame.filename.endswith(
@@ -64,13 +66,12 @@ def _random_op_in_network(graph: tf.Graph, random_ops) -> Any:
   return None
 
 
-def check(deferred: Dict[int, Any], graph: tf.Graph, random_ops) -> None:
+def check(deferred: Dict[int, Any], graph: tf.Graph) -> None:
   """Raises NeedsGraphEngine for a network TF1 built otherwise (module doc).
 
   Args:
     deferred: the Sequentials built on their first call, from note_creation.
     graph: the traced graph.
-    random_ops: the op types of TF1's kernel-state random ops.
 
   Raises:
     NeedsGraphEngine: a Sequential was given no input shape, or a Sequential
@@ -83,7 +84,7 @@ def check(deferred: Dict[int, Any], graph: tf.Graph, random_ops) -> None:
         "(no input shape), where TF1 named its variables under the model's "
         f"scope ({name}/dense/kernel) and a TF2 function does not. "
         f"{GRAPH_ENGINE_FIX}")
-  op = _random_op_in_network(graph, random_ops)
+  op = _random_op_in_network(graph)
   if op is not None:
     raise NeedsGraphEngine(
         "model_fn calls a tf.keras Sequential or functional model that draws "

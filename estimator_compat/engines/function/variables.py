@@ -21,8 +21,7 @@ import tensorflow as tf
 from tensorflow.python.ops import variable_scope
 
 from estimator_compat.engines.function import (checkpoint_initializers,
-                                               keras_networks, op_seeds,
-                                               random_streams)
+                                               keras_networks, op_seeds)
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -128,7 +127,7 @@ class VariableCapture:
     if not self._built:  # The trace that made them: see check().
       checkpoint_initializers.check(self._variables, self._local)
       deferred, self._deferred = self._deferred, {}
-      keras_networks.check(deferred, graph, random_streams.KERNEL_STATE_OPS)
+      keras_networks.check(deferred, graph)
     self._built = True
 
   def _creator(self, next_creator, **kwargs):
@@ -165,6 +164,7 @@ class VariableCapture:
           f"initializer=...)). {GRAPH_ENGINE_FIX}")
     if self._fresh_kernels:
       op_seeds.fresh_kernel_for(initial_value)
+    keras_networks.note_creation(self._deferred)
     if tf.distribute.in_cross_replica_context() is False and (
         tf.distribute.has_strategy()):
       # Replica 0 inside strategy.run: the creators below ours (the
@@ -178,7 +178,6 @@ class VariableCapture:
       with tf.init_scope():
         return next_creator(
             **dict(kwargs, experimental_enable_variable_lifting=False))
-    keras_networks.note_creation(self._deferred)
     args = {k: kwargs[k] for k in _EAGER_KWARGS if kwargs.get(k) is not None}
     if callable(args.get("caching_device")):
       # A device function (tf.compat.v1.nn.dynamic_rnn's scope sets
