@@ -159,16 +159,31 @@ def test_a_lost_ps_names_the_step_the_checkpoint_and_the_fix(tmp_path):
   lost = tf.errors.UnavailableError(None, None, "ps:0 is gone\nmore")
   runner = _runner(_Coordinator(losses=[lost, lost]), tmp_path)
   with pytest.raises(RuntimeError) as raised:
-    runner.train(num_steps=3, steps_left=None, fetches=())
+    with runner.lost_ps_stops_training():
+      runner.train(num_steps=3, steps_left=None, fetches=())
   message = str(raised.value)
   assert "near global step 5: ps:0 is gone The last checkpoint is None" in (
       message)
   assert "Fix: restart the whole cluster" in message and "more" not in message
   runner = _runner(_Coordinator(losses=[1.0, 1.0], join_error=lost),
                    tmp_path)
-  runner.train(num_steps=3, steps_left=None, fetches=())
+  with runner.lost_ps_stops_training():
+    runner.train(num_steps=3, steps_left=None, fetches=())
   with pytest.raises(RuntimeError, match="lost a task it cannot do without"):
-    runner.settle()
+    with runner.lost_ps_stops_training():
+      runner.settle()
+
+
+def test_a_lost_ps_met_reading_the_loss_is_the_same_clear_error(tmp_path):
+  # CI met the lost ps first in the loss read for a log line: it raised the
+  # bare gRPC error, without the fix.
+  runner = _runner(_Coordinator(), tmp_path, last_loss=_Step(ps_alive=False))
+  with pytest.raises(RuntimeError) as raised:
+    with runner.lost_ps_stops_training():
+      runner.latest_loss()
+  assert "near global step 5: ps:0 is gone" in str(raised.value)
+  assert "Fix: restart the whole cluster" in str(raised.value)
+  assert raised.value.__context__ is None or raised.value.__suppress_context__
 
 
 def _nan_error():

@@ -19,7 +19,8 @@ the others. A lost ps is an error that names the fix.
 """
 
 import collections
-from typing import Any, Dict, Optional, Sequence
+import contextlib
+from typing import Any, Dict, Iterator, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -112,6 +113,19 @@ class PsRunner:
     self._step = int(global_step.numpy())
     self._num_steps: Dict[int, tf.Tensor] = {}
 
+  @contextlib.contextmanager
+  def lost_ps_stops_training(self) -> Iterator[None]:
+    """Turns a lost ps, met by anything inside, into one clear error.
+
+    Every wait, join and read of a ps variable (the global step, the last
+    loss, a checkpoint's values) meets a lost ps task; whichever meets it
+    first raises the same error, naming the last checkpoint and the fix.
+    """
+    try:
+      yield
+    except _LOST_TASK_ERRORS as e:
+      raise RuntimeError(lost_ps_message(self._setup, self._step, e)) from None
+
   def train(self, *, num_steps: int, steps_left: Optional[int],
             fetches: Sequence[str]) -> Optional[StepsRun]:
     """Fills the workers' closures; returns the oldest one's steps.
@@ -138,8 +152,6 @@ class PsRunner:
     except tf.errors.OutOfRangeError:
       logging.info("Input ended; stopping training.")
       return None
-    except _LOST_TASK_ERRORS as e:
-      raise RuntimeError(lost_ps_message(self._setup, self._step, e)) from None
     except tf.errors.InvalidArgumentError as e:
       if not is_nan_error(e):
         raise
@@ -198,8 +210,6 @@ class PsRunner:
       self._coordinator.join()
     except tf.errors.OutOfRangeError:
       pass  # End of input: what ran is counted by the caller.
-    except _LOST_TASK_ERRORS as e:
-      raise RuntimeError(lost_ps_message(self._setup, self._step, e)) from None
     except tf.errors.InvalidArgumentError as e:
       if not is_nan_error(e):
         raise

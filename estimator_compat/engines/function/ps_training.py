@@ -189,13 +189,15 @@ def train(*, setup: ModelSetup, input_fn, hooks: Sequence[Any],
     # more, others run on meanwhile (one step per closure, as before).
     cadence = HookCadence(hook_port.runner.hooks, None,
                           hook_port.runner.session)
-  return TrainingController(
+  controller = TrainingController(
       runner=runner, hooks=hook_port, checkpoints=writer,
       global_step=global_step,
       options=TrainOptions(steps=steps, max_steps=max_steps,
                            steps_per_loop=config.steps_per_loop,
                            check_nan=True),
-      reports=reports, cadence=cadence).run()
+      reports=reports, cadence=cadence)
+  with runner.lost_ps_stops_training():
+    return controller.run()
 
 
 def variables_for_names(variables: Dict[str, Any]) -> Dict[str, Any]:
