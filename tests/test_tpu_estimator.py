@@ -301,8 +301,9 @@ def test_host_call_summaries_are_written(engine_name, tmp_path, monkeypatch,
   # The host call reads global_step in the same run as the train op, with
   # nothing ordering the read and the increment (so in the real
   # TPUEstimator too): step i's summary is at step i or, read late, i + 1.
+  # Two reads may land on one step ([0, 2, 2]: step 1's read late).
   steps = sorted(steps)
-  assert len(steps) == 3 and len(set(steps)) == 3, steps
+  assert len(steps) == 3, steps
   assert all(step in (i, i + 1) for i, step in enumerate(steps)), steps
 
 
