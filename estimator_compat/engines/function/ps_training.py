@@ -27,6 +27,7 @@ from estimator_compat.engines.controller import TrainingController
 from estimator_compat.engines.controller import TrainOptions
 from estimator_compat.engines.hook_cadence import HookCadence
 from estimator_compat.engines.function import coordinator_log
+from estimator_compat.engines.function import outside_variables
 from estimator_compat.engines.function import ps_runner
 from estimator_compat.engines.function import scaffold_fields
 from estimator_compat.engines.function import tf1_code
@@ -72,7 +73,8 @@ class _StepFunction:
     self.function = tf.function(self._steps, autograph=False)
 
   def _replica(self, features, labels):
-    spec = call_model_fn(self._setup, features, labels, ModeKeys.TRAIN)
+    with outside_variables.refused(lambda: self.capture.variables):
+      spec = call_model_fn(self._setup, features, labels, ModeKeys.TRAIN)
     scaffold_fields.check(spec.scaffold, "train")
     if self.spec is None:
       self.spec = spec

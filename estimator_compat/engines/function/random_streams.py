@@ -34,6 +34,8 @@ from tensorflow.python.ops import gen_random_ops
 from tensorflow.python.ops import gen_stateless_random_ops_v2 as stateless
 from tensorflow.python.ops import resource_variable_ops
 
+from estimator_compat.engines.function import outside_variables
+
 _PHILOX = 1  # The Philox algorithm id of the stateless V2 ops.
 _COUNTERS_PER_VALUE = 256  # What the TF1 kernels reserve per output value.
 
@@ -57,8 +59,9 @@ def _counter() -> tf.Variable:
   (the checkpoint) nor a strategy's scope (a distributed variable) takes it.
   """
   with tf.init_scope():
-    return resource_variable_ops.ResourceVariable(
-        0, dtype=tf.int64, trainable=False, name="random_stream_counter")
+    return outside_variables.engine_variable(
+        resource_variable_ops.ResourceVariable(
+            0, dtype=tf.int64, trainable=False, name="random_stream_counter"))
 
 
 # Each replaced gen_random_ops function: its op type (also the name TF1 gave

@@ -31,6 +31,7 @@ from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
 from estimator_compat.engines import summary_read_order
 from estimator_compat.engines.function import iterator_release
 from estimator_compat.engines.function import op_seeds
+from estimator_compat.engines.function import outside_variables
 from estimator_compat.engines.function import random_streams
 from estimator_compat.engines.function import step_reuse
 from estimator_compat.engines.function import tables
@@ -321,13 +322,15 @@ class TracedModel(StepLoops, PredictionBatches):
       # hooks') are marked for XLA, which compiles those it supports.
       with (tf.xla.experimental.jit_scope(compile_ops=True)
             if self._setup.config.jit_compile else contextlib.nullcontext()):
-        if strategy is None:
-          self.spec = call_model_fn(self._setup, features, labels, self._mode)
-          if self._metrics_fn is not None:
-            self.metric_values, self.metric_update = self._metrics_fn(
-                self.spec)
-        else:
-          self.spec = self._call_on_replicas(strategy, features, labels)
+        with outside_variables.refused(lambda: self.capture.variables):
+          if strategy is None:
+            self.spec = call_model_fn(self._setup, features, labels,
+                                      self._mode)
+            if self._metrics_fn is not None:
+              self.metric_values, self.metric_update = self._metrics_fn(
+                  self.spec)
+          else:
+            self.spec = self._call_on_replicas(strategy, features, labels)
       fetches = dict(self._build_fn(self.spec))
       if fetches.get(TRAIN_OP) is not None:
         # The step's global step once its train_op ran (the automatic loop
