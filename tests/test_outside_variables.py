@@ -107,3 +107,18 @@ def test_random_ops_and_eager_constants_still_run(tmp_path):
                                                  tf_random_seed=1))
   estimator.train(_input_fn, steps=2)
   assert estimator.get_variable_value("global_step") == 2
+
+
+def test_a_layer_built_by_an_earlier_call_gets_tf1s_other_graph_error(
+    tmp_path):
+  # TF 2.15 trained the first call (the layer was built in its graph) and
+  # raised ValueError "... must be from the same graph as ..." in the next.
+  layer = tf.keras.layers.Dense(1, kernel_initializer="ones", name="late")
+  estimator = tfe.Estimator(_model_fn_using(layer), str(tmp_path))
+  estimator.train(_input_fn, steps=2)
+  assert "late/kernel" in estimator.get_variable_names()
+  with pytest.raises(ValueError, match="must be from the same graph") as (
+      raised):
+    list(estimator.predict(
+        lambda: tf.data.Dataset.from_tensor_slices({"x": _X}).batch(4)))
+  assert "Fix: build the model" in str(raised.value)

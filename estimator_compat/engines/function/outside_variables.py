@@ -21,7 +21,7 @@ model_fn's ops use (the random streams' counters) are marked with
 """
 
 import contextlib
-from typing import Any, Callable, Iterator, Set
+from typing import Any, Callable, Iterator, List
 
 import tensorflow as tf
 
@@ -33,21 +33,32 @@ TF_ERROR = ("Attempting to capture an EagerTensor without building a "
 _ENGINE_MARK = "_estimator_compat_engine_variable"
 
 
+# Set on the handles of the variables a model_fn call made.
+_MODEL_FN_MARK = "_estimator_compat_made_by_model_fn"
+
+
 def engine_variable(variable: tf.Variable) -> tf.Variable:
   """Marks an eager variable the engine makes for model_fn's ops; returns it."""
   setattr(variable.handle, _ENGINE_MARK, True)
   return variable
 
 
-def _handles(variables) -> Set[int]:
-  """id() of every handle of `variables` and of their parts (replicas,
-  shards, a parameter server's variable)."""
-  found: Set[int] = set()
+def made_by_model_fn(variable: Any) -> None:
+  """Marks a variable a model_fn call made: a later call using it is told
+  so, with the error TF1 gave for a variable of another graph."""
+  for handle in _handle_tensors([variable]):
+    setattr(handle, _MODEL_FN_MARK, True)
+
+
+def _handle_tensors(variables) -> List[Any]:
+  """Every handle of `variables` and of their parts (replicas, shards, a
+  parameter server's variable)."""
+  found: List[Any] = []
   pending = list(variables)
   while pending:
     variable = pending.pop()
     try:
-      found.add(id(variable.handle))
+      found.append(variable.handle)
     except (AttributeError, ValueError, RuntimeError):
       pass  # A distributed wrapper outside a replica: its parts below.
     for parts in (getattr(variable, "values", None),
@@ -96,7 +107,9 @@ def refused(own_variables: Callable[[], Any]) -> Iterator[None]:
     Nothing; call model_fn inside.
 
   Raises:
-    RuntimeError: TF1's error, then which op read the variable and the fix.
+    ValueError: for a variable an earlier model_fn call made (TF1's error
+      for a variable of another graph), then what read it and the fix.
+    RuntimeError: for any other (TF1's error for an eager one), the same.
   """
   graph = tf.compat.v1.get_default_graph()
   before = {id(internal) for _, internal in getattr(graph, "captures", ())}
@@ -107,11 +120,20 @@ def refused(own_variables: Callable[[], Any]) -> Iterator[None]:
               and _used_as_variable(internal)]
   if not captured:
     return
-  own = _handles(own_variables())
+  own = {id(handle) for handle in _handle_tensors(own_variables())}
   for external, internal in captured:
     if id(external) in own or getattr(external, _ENGINE_MARK, False):
       continue
     users = [op.name for op in internal.consumers()]
+    if getattr(external, _MODEL_FN_MARK, False):
+      raise ValueError(
+          f"Tensor {users[0] if users else internal.op.name!r} must be from "
+          "the same graph as model_fn's inputs: model_fn used a variable an "
+          "earlier call of it made (a tf-keras model or layer made outside "
+          "model_fn and built in an earlier call). The Estimator called "
+          "model_fn in a new graph each time and raised this error too. "
+          "Fix: build the model (or make the variable) inside model_fn; "
+          "its values come back from the checkpoint on every call.")
     raise RuntimeError(
         f"{TF_ERROR} model_fn used a variable made before it was called "
         f"(read by {users[0] if users else internal.op.name!r}): a tf-keras "

@@ -21,7 +21,8 @@ import tensorflow as tf
 from tensorflow.python.ops import variable_scope
 
 from estimator_compat.engines.function import (checkpoint_initializers,
-                                               keras_networks, op_seeds)
+                                               keras_networks, op_seeds,
+                                               outside_variables)
 from estimator_compat.errors import GRAPH_ENGINE_FIX, NeedsGraphEngine
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -141,6 +142,7 @@ class VariableCapture:
       return variable
     if not self._built:
       variable = self._create(kwargs, next_creator)
+      outside_variables.made_by_model_fn(variable)
       self._variables.append(variable)
       mark_per_replica_copies(variable, kwargs)
       if not is_global_variable(kwargs):
