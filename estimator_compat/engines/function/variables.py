@@ -254,9 +254,14 @@ def register_in_collections(variable: tf.Variable, kwargs) -> None:
   # parts: optimizers then update (and create slots for) each shard.
   parts = list(getattr(variable, "variables", None) or [variable]) if (
       type(variable).__name__ == "ShardedVariable") else [variable]
+  # A variable made with no initial value is filled by the code that made
+  # it: tf.saved_model.load's UninitializedVariable, which in a TF1 graph
+  # joined GLOBAL_VARIABLES only, so minimize() did not train it.
+  made_to_be_filled = kwargs.get("initial_value") is None and kwargs.get(
+      "variable_def") is None
   if kwargs.get("trainable", True) is not False and (
       _GraphKeys.TRAINABLE_VARIABLES not in collections) and (
-          getattr(parts[0], "trainable", True)):
+          getattr(parts[0], "trainable", True)) and not made_to_be_filled:
     collections.append(_GraphKeys.TRAINABLE_VARIABLES)
   graph = tf.compat.v1.get_default_graph()
   for key in collections:
