@@ -19,7 +19,8 @@ again, as the Estimator's new graph per call did.
 
 Only ops created directly in the traced graph are replaced; one inside a
 nested graph (a tf.cond branch, a while loop body) or any other kernel-state
-random op (Multinomial, RandomShuffle, RandomGamma, ...) stays as it is, and
+random op (Multinomial, RandomShuffle, RandomGamma, the candidate samplers
+of nce_loss and sampled_softmax_loss, ...) stays as it is, and
 `kernel_state_ops` finds it, so that the call can run on the graph engine.
 """
 
@@ -45,7 +46,11 @@ KERNEL_STATE_OPS = frozenset([
     "TruncatedNormal", "ParameterizedTruncatedNormal", "RandomGamma",
     "RandomPoisson", "RandomPoissonV2", "RandomShuffle", "Multinomial",
     "RandomCrop", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
-    "RandomShuffleQueue", "RandomShuffleQueueV2"])
+    "RandomShuffleQueue", "RandomShuffleQueueV2",
+    # The candidate samplers of nce_loss and sampled_softmax_loss.
+    "LogUniformCandidateSampler", "UniformCandidateSampler",
+    "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
+    "ThreadUnsafeUnigramCandidateSampler", "AllCandidateSampler"])
 
 _lock = threading.Lock()
 _active: Set[int] = set()  # id() of the graphs being traced
