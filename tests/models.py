@@ -36,6 +36,15 @@ def classifier_fn(features, labels, mode, params):
                            train_op=train_op, eval_metric_ops=metrics)
 
 
+def binary_sgd_spec(mode, labels, logits, learning_rate=0.1):
+  """The spec of a binary logistic model_fn trained by plain SGD."""
+  loss = tf.compat.v1.losses.sigmoid_cross_entropy(labels, logits)
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(
+      learning_rate).minimize(
+          loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
 def input_fn(batch_size=16, num_epochs=None, shuffle=False, rows=ROWS,
              labels=True):
   x, y = data(rows)

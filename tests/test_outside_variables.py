@@ -18,6 +18,7 @@ import tensorflow as tf
 
 import estimator_compat as tfe
 from estimator_compat.engines.function import outside_variables
+from tests import models
 
 _X = (np.arange(24, dtype=np.float32).reshape(8, 3) / 24) ** 2
 _Y = np.array([[1.], [0.], [1.], [0.], [1], [1], [0], [0]], np.float32)
@@ -35,10 +36,7 @@ def _model_fn_using(weights):
     logits = weights(features["x"]) + tf.compat.v1.get_variable("bias", [1])
     if mode == tfe.ModeKeys.PREDICT:
       return tfe.EstimatorSpec(mode, predictions={"logits": logits})
-    loss = tf.compat.v1.losses.sigmoid_cross_entropy(labels, logits)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return models.binary_sgd_spec(mode, labels, logits)
 
   return model_fn
 

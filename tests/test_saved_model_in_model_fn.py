@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_compat as tfe
+from tests import models
 
 _X = np.ones((8, 4), np.float32)
 _Y = np.ones((8, 1), np.float32)
@@ -40,10 +41,7 @@ def _model_fn(path):
     hidden = tf.saved_model.load(path)(features["x"])
     logits = tf.compat.v1.layers.dense(
         hidden, 1, kernel_initializer=tf.compat.v1.ones_initializer())
-    loss = tf.compat.v1.losses.sigmoid_cross_entropy(labels, logits)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return models.binary_sgd_spec(mode, labels, logits, learning_rate=0.05)
 
   return model_fn
 
