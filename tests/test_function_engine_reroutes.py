@@ -40,6 +40,13 @@ def _input_fn():
   ).repeat()
 
 
+def _after_two_steps(w):
+  """w after two SGD steps on mean((2w - 1)^2), gradient 2 (2w - 1)."""
+  for _ in range(2):
+    w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+  return w
+
+
 def _train(engine_name, caplog, model_dir, model_fn, hooks=()):
   """Trains 2 steps; None, or the function engine's NeedsGraphEngine."""
   est = tfe.Estimator(model_fn, model_dir=str(model_dir))
@@ -58,10 +65,7 @@ def test_variable_initialized_from_a_model_fn_tensor(engine_name, caplog,
   est = _train(engine_name, caplog, tmp_path,
                _model_fn(lambda: tf.ones([2, 1]) * 2.0))
   if est is not None:
-    # Two SGD steps from 2.0 on mean((2w - 1)^2), gradient 2 (2w - 1).
-    w = 2.0
-    for _ in range(2):
-      w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+    w = _after_two_steps(2.0)
     np.testing.assert_allclose(est.get_variable_value("w").ravel(), [w, w],
                                rtol=1e-6)
 
@@ -119,9 +123,7 @@ def test_local_variables_initializer_in_model_fn(engine_name, caplog,
   # variables, made eagerly, have no initializer op to group).
   est = _train(engine_name, caplog, tmp_path, _local_initializer_model_fn)
   if est is not None:
-    w = 1.0  # Two SGD steps on mean((2w - 1)^2), as above.
-    for _ in range(2):
-      w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+    w = _after_two_steps(1.0)
     np.testing.assert_allclose(est.get_variable_value("w").ravel(), [w, w],
                                rtol=1e-6)
     result = est.evaluate(_input_fn, steps=1)
@@ -149,8 +151,59 @@ def test_variable_initializer_grouped_in_model_fn(engine_name, caplog,
   # initializer op in the traced graph).
   est = _train(engine_name, caplog, tmp_path, _initializer_group_model_fn)
   if est is not None:
-    w = 1.0
-    for _ in range(2):
-      w -= 0.1 * 2.0 * (2.0 * w - 1.0)
+    w = _after_two_steps(1.0)
     np.testing.assert_allclose(est.get_variable_value("w").ravel(), [w, w],
                                rtol=1e-6)
+
+
+class _SaverHook(tf.compat.v1.train.SessionRunHook):
+  """Saves `w` with a Saver of its own after the last of two steps."""
+
+  def __init__(self, path):
+    self._path = path
+
+  def begin(self):
+    self._saver = tf.compat.v1.train.Saver(
+        [v for v in tf.compat.v1.global_variables() if v.name == "w:0"])
+
+  def before_run(self, run_context):
+    return tf.compat.v1.train.SessionRunArgs(
+        tf.compat.v1.train.get_global_step())
+
+  def after_run(self, run_context, run_values):
+    if run_values.results == 1:
+      self._saver.save(run_context.session, self._path)
+
+
+def test_a_saver_built_in_a_hook_begin(engine_name, caplog, tmp_path):
+  # It was a TypeError ('sess' must be a Session) at the hook's save, after
+  # steps had run and a checkpoint had been written.
+  path = str(tmp_path / "hook" / "w.ckpt")
+  est = _train(engine_name, caplog, tmp_path / "model", _model_fn(),
+               hooks=[_SaverHook(path)])
+  if est is None:
+    assert not list((tmp_path / "model").glob("model.ckpt*"))
+    return
+  saved = tf.train.load_checkpoint(path).get_tensor("w")
+  np.testing.assert_allclose(saved.ravel(), [_after_two_steps(1.0)] * 2,
+                             rtol=1e-6)
+
+
+class _LoadingHook(tf.compat.v1.train.SessionRunHook):
+  """Loads 3.0 into `w` once the session exists (Variable.load)."""
+
+  def begin(self):
+    self._w = next(v for v in tf.compat.v1.global_variables()
+                   if v.name == "w:0")
+
+  def after_create_session(self, session, coord):
+    self._w.load(np.full([2, 1], 3.0, np.float32), session)
+
+
+def test_variable_load_in_after_create_session(engine_name, caplog, tmp_path):
+  # It was an AttributeError inside TensorFlow (no initializer to feed).
+  est = _train(engine_name, caplog, tmp_path, _model_fn(),
+               hooks=[_LoadingHook()])
+  if est is not None:
+    np.testing.assert_allclose(est.get_variable_value("w").ravel(),
+                               [_after_two_steps(3.0)] * 2, rtol=1e-6)

@@ -73,7 +73,8 @@ class _StepFunction:
     self.function = tf.function(self._steps, autograph=False)
 
   def _replica(self, features, labels):
-    with outside_variables.refused(lambda: self.capture.variables):
+    with outside_variables.refused(lambda: self.capture.variables), (
+        tf1_code.tf1_tensor_equality()), tf1_code.tf1_non_slot_lookup():
       spec = call_model_fn(self._setup, features, labels, ModeKeys.TRAIN)
     scaffold_fields.check(spec.scaffold, "train")
     if self.spec is None:

@@ -1,16 +1,21 @@
 """model_fn code that runs only in a TF1 graph, found while tracing it.
 
-Some legacy model_fn code is valid only in a TF1 Graph: it uses a Tensor as
-a dict key or set member (a feed_dict such as Scaffold(init_feed_dict=
-{placeholder: value})), which TensorFlow refuses inside a function graph.
-Such an error, raised while the function engine traces the model_fn (before
-any step runs or file is written), becomes NeedsGraphEngine, so that the
-default engine runs the call on the graph engine, where the code works as it
-did under the Estimator.
+Some legacy model_fn code is valid only in a TF1 Graph: it builds an
+initializer op of its variables, reads a variable's graph-only attributes
+(`v.op.name`) or calls a method only tf-keras's TF1 classes have. Such an
+error, raised while the function engine traces the model_fn (before any step
+runs or file is written), becomes NeedsGraphEngine, so that the default
+engine runs the call on the graph engine, where the code works as it did
+under the Estimator. TF1's identity comparison and hashing of Tensors and
+Variables (`{variable: value}`, `v not in frozen`) need no other engine:
+tf1_tensor_equality() gives the trace those semantics.
 """
 
 import contextlib
-from typing import Iterator
+import threading
+from typing import Any, Callable, Iterator
+
+import tensorflow as tf
 
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
                                      UnsupportedOnFunctionEngine)
@@ -18,7 +23,8 @@ from estimator_compat.mode_keys import ModeKeys
 
 _CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate",
           ModeKeys.PREDICT: "predict"}
-# TensorFlow's message for hashing a Tensor inside a function graph.
+# TensorFlow's message for hashing a Tensor outside a TF1 graph (a hook's
+# feed_dict built in Python).
 _UNHASHABLE = "Tensor is unhashable"
 # TensorFlow's function that groups variables' initializer ops (what
 # tf.compat.v1.local_variables_initializer() and its kin call): the function
@@ -43,6 +49,118 @@ _SLOT_CREATION = "_create_slot_var"
 # classes do not have them): `model.get_updates_for(inputs)` grouped a
 # batch norm's moving-average updates into the train op.
 _KERAS_V1_METHODS = ("get_updates_for", "get_losses_for")
+# The ops a tf.compat.v1.train.Saver built in a graph writes with (V2 and V1
+# checkpoint formats); tf.compat.v1.train.init_from_checkpoint, which the
+# function engine honours, builds only RestoreV2.
+_SAVER_OPS = ("SaveV2", "SaveSlices", "Save")
+# Variable.load(value, session) in a graph feeds the variable's initializer,
+# which the function engine's eagerly created variables do not have.
+_VARIABLE_LOAD = "load"
+_NO_INITIALIZER = "'NoneType' object has no attribute 'inputs'"
+
+
+class _WhileTracing:
+  """A process-wide TensorFlow setting changed while any trace runs.
+
+  The first trace to enter calls `apply()` (which returns what `undo` needs)
+  and the last to leave calls `undo(that)`: traces nest, and replica threads
+  trace inside their caller's scope.
+  """
+
+  def __init__(self, apply: Callable[[], Any], undo: Callable[[Any], None]):
+    self._apply, self._undo = apply, undo
+    self._lock = threading.Lock()
+    self._users = 0
+    self._saved: Any = None
+
+  @contextlib.contextmanager
+  def held(self) -> Iterator[None]:
+    with self._lock:
+      if self._users == 0:
+        self._saved = self._apply()
+      self._users += 1
+    try:
+      yield
+    finally:
+      with self._lock:
+        self._users -= 1
+        if self._users == 0:
+          self._undo(self._saved)
+
+
+def _disable_tensor_equality() -> bool:
+  was = tf.Tensor._USE_EQUALITY  # pylint: disable=protected-access
+  tf.compat.v1.disable_tensor_equality()
+  return was
+
+
+def _restore_tensor_equality(was: bool) -> None:
+  if was:
+    tf.compat.v1.enable_tensor_equality()
+
+
+_TF1_EQUALITY = _WhileTracing(_disable_tensor_equality,
+                              _restore_tensor_equality)
+
+
+@contextlib.contextmanager
+def tf1_tensor_equality() -> Iterator[None]:
+  """TF1 graph semantics for `==`, `!=` and hash() of Tensors and Variables.
+
+  Under the Estimator, model_fn ran in a TF1 Graph, where TensorFlow compares
+  Tensors and Variables by identity and hashes them: `v not in frozen`,
+  `{v: multiplier}`, `set(tf.compat.v1.global_variables())` (what
+  ExponentialMovingAverage.variables_to_restore() does) all worked, and
+  `labels == 1` was the Python bool `labels is 1`. In a function graph
+  TensorFlow compares elementwise and refuses to hash, so that code raised
+  here, or computed an elementwise result the Estimator never computed.
+  Inside this scope the function engine's trace uses the TF1 semantics,
+  as tf.compat.v1.disable_tensor_equality() sets them.
+  """
+  with _TF1_EQUALITY.held():
+    yield
+
+
+def _lookup_by_graph_or_eagerly() -> Callable[..., Any]:
+  """Installs an Optimizer._get_non_slot_variable that falls back to the
+  eager key; returns TF's own."""
+  cls = tf.compat.v1.train.Optimizer
+  original = cls._get_non_slot_variable  # pylint: disable=protected-access
+
+  def lookup(optimizer, name, graph=None):
+    variable = original(optimizer, name, graph)
+    if variable is None and getattr(graph, "building_function", False):
+      # Made while tracing: TF keyed it (name, None), as eager.
+      variable = original(optimizer, name, None)
+    return variable
+
+  cls._get_non_slot_variable = lookup  # pylint: disable=protected-access
+  return original
+
+
+def _restore_lookup(original: Callable[..., Any]) -> None:
+  tf.compat.v1.train.Optimizer._get_non_slot_variable = original  # pylint: disable=protected-access
+
+
+_TF1_NON_SLOT_LOOKUP = _WhileTracing(_lookup_by_graph_or_eagerly,
+                                     _restore_lookup)
+
+
+@contextlib.contextmanager
+def tf1_non_slot_lookup() -> Iterator[None]:
+  """A v1 optimizer's non-slot variables, found by the trace's graph too.
+
+  A tf.compat.v1.train.Optimizer keys a non-slot variable (Adam's
+  `beta1_power`) by (name, graph), the graph None where TensorFlow executes
+  eagerly outside functions, as around the function engine's trace. The
+  Estimator's TF1 graph keyed it by that graph, and custom optimizers written
+  for TF1 look it up with `self._get_non_slot_variable(name,
+  graph=tf.compat.v1.get_default_graph())` outside an init_scope: here that
+  found None. Inside this scope such a lookup falls back to the (name, None)
+  key, the only one a trace makes, so it finds what TF1 found.
+  """
+  with _TF1_NON_SLOT_LOOKUP.held():
+    yield
 
 
 def _raised_in(error: BaseException, function_name: str) -> bool:
@@ -63,11 +181,11 @@ def graph_only_errors(mode: str) -> Iterator[None]:
     mode: the ModeKeys value being traced, for the message.
 
   Raises:
-    NeedsGraphEngine: the model_fn used a Tensor as a dict key / set member,
-      built an initializer op of its (eagerly created) variables, or read a
-      graph-only attribute of one (`variable.op`, also read by TF1 slot
-      creation for partitioned variables), or called a method only
-      tf-keras's TF1 classes have (`model.get_updates_for`).
+    NeedsGraphEngine: the model_fn built an initializer op of its (eagerly
+      created) variables, or read a graph-only attribute of one
+      (`variable.op`, also read by TF1 slot creation for partitioned
+      variables), or called a method only tf-keras's TF1 classes have
+      (`model.get_updates_for`).
   """
   try:
     yield
@@ -104,13 +222,29 @@ def graph_only_errors(mode: str) -> Iterator[None]:
           "w.initializer)), which needs the "
           "variables of a TF1 Session graph, in "
           f"{_CALLS.get(mode, mode)}(). {GRAPH_ENGINE_FIX}") from error
-    if _UNHASHABLE not in str(error):
-      raise
+    raise
+
+
+def check_savers(graph: tf.Graph, mode: str) -> None:
+  """NeedsGraphEngine if model_fn or a hook's begin() built a TF1 Saver.
+
+  Such a Saver saves (`saver.save(run_context.session, path)`) or restores
+  through a TF1 Session, which the function engine's hooks do not get; the
+  call would fail once steps had run and checkpoints were written.
+
+  Args:
+    graph: the traced graph (model_fn, metrics and hooks' begin()).
+    mode: the ModeKeys value traced, for the message.
+
+  Raises:
+    NeedsGraphEngine: the graph has a Saver's save op.
+  """
+  saves = [op.name for op in graph.get_operations() if op.type in _SAVER_OPS]
+  if saves:
     raise NeedsGraphEngine(
-        "model_fn uses a Tensor as a dict key or set member (e.g. a "
-        "feed_dict such as Scaffold(init_feed_dict={placeholder: value})), "
-        f"which needs a TF1 Session graph, in {_CALLS.get(mode, mode)}(). "
-        f"{GRAPH_ENGINE_FIX}") from error
+        "model_fn or a hook's begin() builds a tf.compat.v1.train.Saver "
+        f"({saves[0]}), which saves and restores through a TF1 Session, in "
+        f"{_CALLS.get(mode, mode)}(). {GRAPH_ENGINE_FIX}")
 
 
 @contextlib.contextmanager
@@ -120,8 +254,8 @@ def hook_session_errors() -> Iterator[None]:
   Hooks' after_create_session runs once the variables exist and before any
   step runs or file is written, so such a call can still move to the graph
   engine: a session.run the eager session refuses (a feed_dict, options, a
-  tensor it cannot evaluate) or a Tensor used as a dict key (a feed_dict
-  built in Python).
+  tensor it cannot evaluate), a Tensor used as a dict key (a feed_dict
+  built in Python) or Variable.load(value, session).
 
   Raises:
     NeedsGraphEngine: a hook's after_create_session needs a TF1 Session.
@@ -132,6 +266,14 @@ def hook_session_errors() -> Iterator[None]:
     raise
   except UnsupportedOnFunctionEngine as error:
     raise NeedsGraphEngine(str(error)) from error
+  except AttributeError as error:
+    if not (_raised_in(error, _VARIABLE_LOAD) and _NO_INITIALIZER in str(
+        error)):
+      raise
+    raise NeedsGraphEngine(
+        "A hook's after_create_session calls Variable.load(value, session), "
+        "which feeds the variable's initializer in a TF1 Session. "
+        f"{GRAPH_ENGINE_FIX}") from error
   except TypeError as error:
     if _UNHASHABLE not in str(error):
       raise

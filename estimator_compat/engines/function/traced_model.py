@@ -182,6 +182,7 @@ class TracedModel(StepLoops, PredictionBatches):
         graph, variable_holder=wrap_lib.VariableHolder(share_variables=False))
     if mode != ModeKeys.PREDICT:
       _check_random_streams(graph, mode)
+    tf1_code.check_savers(graph, mode)
     self.graph = self._wrapped.graph
     self._table_initializers = tables.initializers(self.graph,
                                                    self._input_ops, mode)
@@ -275,6 +276,11 @@ class TracedModel(StepLoops, PredictionBatches):
     graph = tf.compat.v1.get_default_graph()
     strategy = self._strategy
     with contextlib.ExitStack() as stack:
+      # model_fn, its metrics and its hooks' begin() compare and hash
+      # Tensors, and find v1 optimizers' non-slot variables, as in the
+      # Estimator's TF1 graph.
+      stack.enter_context(tf1_code.tf1_tensor_equality())
+      stack.enter_context(tf1_code.tf1_non_slot_lookup())
       if strategy is not None:
         # Entered inside the trace, before the variable scope, so that each
         # variable gets one distributed wrapper (feasibility.md, Mirrored 3).
