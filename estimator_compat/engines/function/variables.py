@@ -14,10 +14,11 @@ the trace's collections, so `minimize()`, `global_variables()` and
 """
 
 import contextlib
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.framework import ops
 from tensorflow.python.ops import variable_scope
 
 from estimator_compat.engines.function import (checkpoint_initializers,
@@ -42,6 +43,31 @@ def _replica_id() -> int:
   return replica_id if isinstance(replica_id, int) else 0
 
 
+def _tf1_control_flow_scope() -> Optional[str]:
+  """The name scope a TF1 graph had here, inside a tf.cond or loop body.
+
+  Where TensorFlow executes eagerly outside functions (around the function
+  engine's trace), a cond branch or loop body graph starts in the name scope
+  of the op that holds it (`cond/`); in the Estimator's TF1 graph it started
+  at the root. A variable made there under init_scope (a v1 optimizer's
+  `beta1_power` when apply_gradients runs in a tf.cond, as gradient
+  accumulation and loss scaling do) took that scope in its name.
+
+  Returns:
+    The absolute scope (`inner/`, or "" for the root) to make a variable
+    under, or None outside control flow.
+  """
+  graph = tf.compat.v1.get_default_graph()
+  if not getattr(graph, "is_control_flow_graph", False):
+    return None
+  scope, inherited = graph.get_name_scope(), graph.outer_graph.get_name_scope()
+  if not inherited or not (scope == inherited or
+                           scope.startswith(inherited + "/")):
+    return None
+  own = scope[len(inherited):].strip("/")
+  return own + "/" if own else ""
+
+
 def legacy_name(variable) -> str:
   """A captured variable's name without ':0' (a partitioned one's base)."""
   if type(variable).__name__ == "ShardedVariable":
@@ -50,13 +76,30 @@ def legacy_name(variable) -> str:
   return variable.name.split(":")[0]
 
 
+def is_tf1_creation(kwargs) -> bool:
+  """Whether a creator was called by a TF1 creation, which honours collections.
+
+  `tf.compat.v1.Variable` (and so `get_variable` and tf-keras weights)
+  always hands the creators `use_resource` and `expected_shape`; the TF2
+  `tf.Variable` never does, and passes its other keyword arguments on
+  unread: in a TF1 graph `tf.Variable(..., collections=[LOCAL_VARIABLES])`
+  made a global (saved) variable, under TF 2.15 as under TF 2.21.
+  """
+  return "use_resource" in kwargs and "expected_shape" in kwargs
+
+
+def tf1_collections(kwargs) -> Optional[List[str]]:
+  """The collections a TF1 graph put the variable in (None: the default)."""
+  return kwargs.get("collections") if is_tf1_creation(kwargs) else None
+
+
 def is_global_variable(kwargs) -> bool:
   """Whether a TF1 Saver saved the variable: it is in GLOBAL_VARIABLES.
 
   `collections=None` means GLOBAL_VARIABLES; `collections=[]` (Keras
   metrics) means none, so such a variable is not checkpointed.
   """
-  collections = kwargs.get("collections")
+  collections = tf1_collections(kwargs)
   return collections is None or _GraphKeys.GLOBAL_VARIABLES in collections
 
 
@@ -69,6 +112,8 @@ class VariableCapture:
     self._next = 0
     self._inside = False
     self._local = set()
+    # Legacy names of the saved (not local) variables made so far.
+    self._saved_names = set()
     self._fresh_kernels = True
     # Sequentials built on their first call, on the first trace.
     self._deferred = {}
@@ -142,6 +187,8 @@ class VariableCapture:
       return variable
     if not self._built:
       variable = self._create(kwargs, next_creator)
+      if is_global_variable(kwargs):
+        self._check_unique_name(variable)
       outside_variables.made_by_model_fn(variable)
       self._variables.append(variable)
       mark_per_replica_copies(variable, kwargs)
@@ -152,6 +199,26 @@ class VariableCapture:
     self._next += 1
     register_in_collections(variable, kwargs)
     return variable
+
+  def _check_unique_name(self, variable) -> None:
+    """NeedsGraphEngine if a saved variable of this name exists already.
+
+    A TF1 graph made a second variable's name unique (`fc_1/kernel` for a
+    second tf-keras layer named `fc`, whose graph-mode class took a unique
+    name scope; `dense/kernel_1` for a tf.compat.v1.layers layer whose
+    scope met a tf-keras layer's). Eager variables keep the name asked for,
+    so a checkpoint would hold one of the two and restore it into both.
+    """
+    name = legacy_name(variable)
+    if name in self._saved_names:
+      raise NeedsGraphEngine(
+          f"model_fn makes a second variable named {name!r} (e.g. two "
+          "tf-keras layers given the same name, or a tf-keras layer and a "
+          "tf.compat.v1.layers layer whose names meet). The Estimator's TF1 "
+          "graph made the second name unique (`..._1`), which the function "
+          "engine cannot reproduce: its checkpoint would hold only one of "
+          f"them. {GRAPH_ENGINE_FIX}")
+    self._saved_names.add(name)
 
   def _create(self, kwargs, next_creator) -> tf.Variable:
     initial_value = kwargs.get("initial_value")
@@ -187,9 +254,12 @@ class VariableCapture:
       # TF1 graph's cached reads; eager execution refuses one, and the value
       # does not depend on it.
       del args["caching_device"]
+    scope = _tf1_control_flow_scope()
     self._inside = True
     try:
-      with tf.init_scope():
+      with tf.init_scope(), (
+          contextlib.nullcontext() if scope is None
+          else ops.name_scope(scope, skip_on_eager=False)):
         return tf.Variable(**args, experimental_enable_variable_lifting=False)
     except TypeError as error:
       if _CONSTANT_SIZE_ERROR not in str(error):
@@ -240,13 +310,13 @@ def mark_per_replica_copies(variable, kwargs) -> None:
   layer weights (TF1 calls, which pass `collections`) were saved once.
   """
   copies = getattr(variable, "values", None)
-  if "collections" not in kwargs and copies and len(copies) > 1:
+  if not is_tf1_creation(kwargs) and copies and len(copies) > 1:
     setattr(variable, PER_REPLICA_SAVE, True)
 
 
 def register_in_collections(variable: tf.Variable, kwargs) -> None:
   """Adds a variable to the trace's collections, as TF1 creation did."""
-  collections = kwargs.get("collections")
+  collections = tf1_collections(kwargs)
   collections = list([_GraphKeys.GLOBAL_VARIABLES] if collections is None
                      else collections)
   # A partitioned variable (ShardedVariable, parameter-server training) is
