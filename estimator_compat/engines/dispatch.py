@@ -130,10 +130,23 @@ def _first_engine(setup: ModelSetup, call: str) -> Optional[Engine]:
       return None
     if not tf.executing_eagerly():
       raise _eager_disabled_error()
-    return function_engine
+    return _function_engine()
   if not tf.executing_eagerly():
     _move_to_graph(setup, call, _eager_disabled_error())
     return None
+  return _function_engine()
+
+
+def _function_engine() -> Engine:
+  """The function engine, TensorFlow's eager context started (eagerly).
+
+  Started first inside a graph (the TF1 graph the engine builds around an
+  input_fn, or a trace), the eager context turns soft device placement off
+  for every eager op of the process: a model_fn's `with tf.device("/gpu:0")`
+  then fails to make its variables on a machine with no GPU, where the
+  Estimator's default session config placed them softly.
+  """
+  context.ensure_initialized()
   return function_engine
 
 
