@@ -22,6 +22,25 @@ def global_step_of(checkpoint_path: Optional[str]) -> int:
   return int(reader.get_tensor("global_step"))
 
 
+class MissingVariablesError(tf.errors.NotFoundError, ValueError):
+  """A checkpoint lacks variables the model builds.
+
+  TF 2.15's Saver failed the restore with `NotFoundError` (code and tests
+  catch it); it is a ValueError too, as this check's error was before.
+  """
+
+  def __init__(self, message: str):
+    super().__init__(None, None, message)
+
+
+# TF 2.15's restore error began so, then gave the Saver's own error.
+_TF_RESTORE_FAILED = (
+    "Restoring from checkpoint failed. This is most likely due to a Variable "
+    "name or other graph key that is missing from the checkpoint. Please "
+    "ensure that you have not altered the graph expected based on the "
+    "checkpoint. Original error:\n\n")
+
+
 def _saved_name_and_shape(variable: tf.Variable):
   info = getattr(variable, "_save_slice_info", None)
   if info is not None:
@@ -46,7 +65,9 @@ def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
       warning.
 
   Raises:
-    ValueError: a variable is missing from the checkpoint or has another shape.
+    MissingVariablesError: (a NotFoundError and a ValueError) a variable is
+      missing from the checkpoint.
+    ValueError: a variable has another shape in the checkpoint.
   """
   stored = tf.train.load_checkpoint(checkpoint_path).get_variable_to_shape_map()
   missing = []
@@ -70,7 +91,9 @@ def check_fits(checkpoint_path: str, variables: Iterable[tf.Variable],
           "model, or restore the model that wrote this checkpoint (a "
           "warm_start_from setting can carry over the variables that fit).")
   if missing:
-    raise ValueError(
+    raise MissingVariablesError(
+        f"{_TF_RESTORE_FAILED}Key {sorted(missing)[0]} not found in "
+        f"checkpoint\n\n"
         f"Checkpoint {checkpoint_path} lacks variable(s) the model builds: "
         f"{sorted(missing)[:10]}. Nothing was changed on disk. Fix: use a new "
         "model_dir for the new model, or keep the variable names of the model "
