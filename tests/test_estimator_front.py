@@ -246,6 +246,23 @@ def test_prediction_batch_lengths_must_match(tmp_path):
   assert batch["y2"].shape == (2, 1)
 
 
+@pytest.mark.usefixtures("engine")
+def test_a_scalar_prediction_cannot_be_split_into_examples(tmp_path):
+  def model_fn(features, mode):
+    total = tf.reduce_sum(features["x"])
+    return tfe.EstimatorSpec(mode, predictions={"x": features["x"],
+                                                "total": total})
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  # TF 2.15's error (it read the scalar's shape[0]), then the fix.
+  with pytest.raises(IndexError, match="^tuple index out of range: "
+                     "prediction 'total' is a scalar.*Fix"):
+    next(est.predict(_features_only_input_fn))
+  batch = next(est.predict(_features_only_input_fn,
+                           yield_single_examples=False))
+  assert batch["total"].shape == ()
+
+
 def test_input_without_tensors_trains_on_each_engine(tmp_path, monkeypatch):
   """`({}, None)` trains; model_fn gets `{}` and None, as from TF 2.15."""
   monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)

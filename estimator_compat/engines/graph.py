@@ -383,8 +383,16 @@ def _single_examples(batch: Any) -> Iterator[Any]:
     return
   sizes = {key: value.shape[0] if np.ndim(value) else None
            for key, value in batch.items()}
+  scalars = [key for key, size in sizes.items() if size is None]
+  if scalars:
+    # The Estimator read the scalar's shape[0] (its IndexError, first).
+    raise IndexError(
+        f"tuple index out of range: prediction {scalars[0]!r} is a scalar, "
+        "with no batch dimension to split into examples. Fix: give every "
+        "prediction the batch's leading dimension (e.g. tf.fill([batch], "
+        "value)), or call predict(..., yield_single_examples=False).")
   first = next(iter(sizes.values()), None)
-  other = [key for key, size in sizes.items() if size is None or size != first]
+  other = [key for key, size in sizes.items() if size != first]
   if other:
     raise ValueError(
         f"Batch length of predictions should be same. {other[0]} has "
