@@ -38,6 +38,42 @@ from estimator_compat.front.model_fn_call import (ModelSetup, bound_model_fn,
 from estimator_compat.run_config import RunConfig, default_session_config
 
 
+def maybe_overwrite_model_dir_and_session_config(
+    config: Optional[RunConfig], model_dir: Optional[str]) -> RunConfig:
+  """The RunConfig with model_dir and session_config filled in.
+
+  tensorflow-estimator 2.15 exposed this in its estimator module; packages
+  that build their own canned estimators (tensorflow-lattice) call it.
+
+  Args:
+    config: a RunConfig, or None for the defaults.
+    model_dir: the constructor's model_dir, or None: then the config's, or a
+      new temporary folder.
+
+  Returns:
+    The config, its session_config defaulted and its model_dir set.
+
+  Raises:
+    ValueError: config is not a RunConfig, or names another model_dir.
+  """
+  if config is None:
+    logging.info("Using default config.")
+  config = front_checks.check_config(config)
+  if config.session_config is None:
+    config = config.replace(session_config=default_session_config())
+  if model_dir is not None:
+    model_dir = os.fspath(model_dir)
+    front_checks.check_model_dir(model_dir, config.model_dir)
+  if model_dir:
+    return config.replace(model_dir=model_dir)
+  if not config.model_dir:
+    model_dir = tempfile.mkdtemp()
+    logging.warning("Using temporary folder as model directory: %s",
+                    model_dir)
+    return config.replace(model_dir=model_dir)
+  return config
+
+
 def check_train_steps(steps: Optional[float],
                       max_steps: Optional[float]) -> None:
   """train()'s checks of steps and max_steps, worded as the Estimator's.
@@ -122,20 +158,10 @@ class Estimator:
       TypeError / ValueError: a bad argument, with the fix.
     """
     front_checks.check_not_overridden(Estimator, self)
-    config = front_checks.check_config(config)
+    config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
+    model_dir = config.model_dir
     check_model_fn(model_fn, params)
     params = copy.deepcopy(params or {})
-    front_checks.check_model_dir(model_dir, config.model_dir)
-    model_dir = model_dir or config.model_dir
-    if not model_dir:
-      model_dir = tempfile.mkdtemp()
-      logging.warning("Using temporary folder as model directory: %s",
-                      model_dir)
-    model_dir = os.fspath(model_dir)
-    if config.model_dir != model_dir:
-      config = config.replace(model_dir=model_dir)
-    if config.session_config is None:
-      config = config.replace(session_config=default_session_config())
     choices = configuration.resolve(config)
     strategies.check(config, choices)
     self._config = config

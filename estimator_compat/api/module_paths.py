@@ -63,7 +63,9 @@ MODULES: Tuple[ModulePath, ...] = (
     # `tf.estimator.Estimator`; ours serves both APIs.
     ModulePath("estimator", "estimator_compat",
                ("Estimator", "EstimatorV2=Estimator", "ModeKeys", "VocabInfo",
-                "WarmStartSettings")),
+                "WarmStartSettings",
+                "maybe_overwrite_model_dir_and_session_config="
+                "estimator.maybe_overwrite_model_dir_and_session_config")),
     # The TF1 namespace's objects (its canned estimators are the TF1 ones).
     ModulePath("estimator_lib", "estimator_compat.v1",
                ("Estimator", "EstimatorSpec", "EvalSpec",
@@ -139,6 +141,9 @@ MODULES: Tuple[ModulePath, ...] = (
     ModulePath("hooks.basic_session_run_hooks", "estimator_compat",
                _HOOK_NAMES),
     ModulePath("canned", "estimator_compat.canned", ()),
+    # tensorflow-lattice's canned estimators import it.
+    ModulePath("canned.optimizers", "estimator_compat.canned.optimizers",
+               ("get_optimizer_instance", "get_optimizer_instance_v2")),
     ModulePath("canned.dnn", "estimator_compat.canned.dnn",
                ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
                 "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",

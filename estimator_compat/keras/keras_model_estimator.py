@@ -12,48 +12,23 @@ model (keras_model_estimator_fn). Calls run on the graph engine.
 """
 
 import os
-import tempfile
 from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
-from estimator_compat.front import front_checks
 from estimator_compat.front import tf_logging as logging
-from estimator_compat.estimator import Estimator
+from estimator_compat.estimator import (
+    Estimator, maybe_overwrite_model_dir_and_session_config)
 from estimator_compat.keras.keras_model_estimator_fn import (GLOBAL_STEP_EDGE,
                                                        FormattedKeyError,
                                                        clone_in_graph,
                                                        keras_model_fn)
 from estimator_compat.mode_keys import ModeKeys
-from estimator_compat.run_config import RunConfig, default_session_config
+from estimator_compat.run_config import RunConfig
 
 _CHECKPOINT_NAME = "keras_model.ckpt"
 # keras_lib's public names (tests catch FormattedKeyError by that path).
 __all__ = ["FormattedKeyError", "model_to_estimator"]
-
-
-def _config_with_model_dir(config: Optional[RunConfig],
-                           model_dir: Optional[str]) -> RunConfig:
-  """The RunConfig with model_dir and session_config filled in.
-
-  Raises:
-    ValueError: config is not a RunConfig, or names another model_dir.
-  """
-  if config is None:
-    logging.info("Using default config.")
-  config = front_checks.check_config(config)
-  if config.session_config is None:
-    config = config.replace(session_config=default_session_config())
-  if model_dir is not None:
-    model_dir = os.fspath(model_dir)
-    front_checks.check_model_dir(model_dir, config.model_dir)
-    return config.replace(model_dir=model_dir)
-  if config.model_dir is None:
-    model_dir = tempfile.mkdtemp()
-    logging.warning("Using temporary folder as model directory: %s",
-                    model_dir)
-    return config.replace(model_dir=model_dir)
-  return config
 
 
 def _check_subclassed_model(model: tf.keras.Model, custom_objects: Any) -> None:
@@ -188,7 +163,7 @@ def model_to_estimator(keras_model: Optional[tf.keras.Model] = None,
         "both.")
   if keras_model:
     _check_subclassed_model(keras_model, custom_objects)
-  config = _config_with_model_dir(config, model_dir)
+  config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
   if keras_model is None:
     if (keras_model_path.startswith("gs://") or
         "storage.googleapis.com" in keras_model_path):
