@@ -144,6 +144,22 @@ MODULES: Tuple[ModulePath, ...] = (
     # tensorflow-lattice's canned estimators import it.
     ModulePath("canned.optimizers", "estimator_compat.canned.optimizers",
                ("get_optimizer_instance", "get_optimizer_instance_v2")),
+    # TF 2.15's TF1 heads, under their private names: legacy programs
+    # (DeepCTR) subclass `_Head` and call the factories.
+    ModulePath("canned.head", "estimator_compat.head", (
+        "_Head=tf1_head_base.TF1HeadBase", "LossSpec=tf1_heads.LossSpec",
+        "_summary_key=tf1_head_base.summary_key",
+        "_DEFAULT_SERVING_KEY=tf1_head_base.DEFAULT_SERVING_KEY",
+        "_CLASSIFY_SERVING_KEY=tf1_head_base.CLASSIFY_SERVING_KEY",
+        "_REGRESS_SERVING_KEY=tf1_head_base.REGRESS_SERVING_KEY",
+        "_PREDICT_SERVING_KEY=tf1_head_base.PREDICT_SERVING_KEY",
+        "_binary_logistic_head_with_sigmoid_cross_entropy_loss="
+        "tf1_heads.binary_class_head",
+        "_multi_class_head_with_softmax_cross_entropy_loss="
+        "tf1_heads.multi_class_head",
+        "_regression_head=tf1_heads.regression_head",
+        "_binary_logistic_or_multi_class_head="
+        "tf1_heads.binary_or_multi_class_head")),
     ModulePath("canned.dnn", "estimator_compat.canned.dnn",
                ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
                 "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",
@@ -273,7 +289,8 @@ TF_PYTHON_MODULES: Tuple[str, ...] = (
     "exporter", "util", "export", "export.export", "export.export_lib",
     "export.export_output", "inputs", "inputs.inputs", "inputs.numpy_io",
     "inputs.pandas_io", "canned", "canned.baseline", "canned.dnn",
-    "canned.dnn_linear_combined", "canned.linear", "canned.metric_keys",
+    "canned.dnn_linear_combined", "canned.head", "canned.linear",
+    "canned.metric_keys", "canned.optimizers", "canned.parsing_utils",
     "canned.prediction_keys")
 
 

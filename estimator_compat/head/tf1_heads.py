@@ -13,13 +13,20 @@ and check labels as the v2 heads do, but differ in:
 - summaries: `loss`, plus `average_loss` (loss / sum of weights) when the
   reduction is SUM, and `regularization_loss`.
 
-Factories for the canned estimators (the only entry points):
+Each is a `tf1_head_base.TF1HeadBase` (TF 2.15's `_Head`). Factories for
+the canned estimators, and under TF 2.15's private names for legacy programs
+(api/module_paths.py registers them as `canned.head`):
 
   binary_or_multi_class_head(n_classes, weight_column=None,
                              label_vocabulary=None, loss_reduction=SUM)
   regression_head(weight_column=None, label_dimension=1,
                   loss_reduction=SUM, loss_fn=None, inverse_link_fn=None,
                   name=None)
+  binary_class_head(weight_column=None, thresholds=None,
+                    label_vocabulary=None, loss_reduction=SUM,
+                    loss_fn=None, name=None)
+  multi_class_head(n_classes, weight_column=None, label_vocabulary=None,
+                   loss_reduction=SUM, loss_fn=None, name=None)
 
 They return heads with `name`, `logits_dimension`,
 `create_loss(features, mode, logits, labels) -> LossSpec` and
@@ -39,6 +46,7 @@ from estimator_compat.head import keys as keys_lib
 from estimator_compat.head import multi_class_head
 from estimator_compat.head import regression_head
 from estimator_compat.head import tf1_metrics
+from estimator_compat.head.tf1_head_base import TF1HeadBase
 
 ModeKeys = mode_keys.ModeKeys
 SUM = tf.compat.v1.losses.Reduction.SUM
@@ -148,7 +156,8 @@ def _train_op(optimizer, train_op_fn, loss):
   return tf.group(train_op, *update_ops) if update_ops else train_op
 
 
-class TF1BinaryClassHead(_TF1Head, binary_class_head.BinaryClassHead):
+class TF1BinaryClassHead(_TF1Head, binary_class_head.BinaryClassHead,
+                         TF1HeadBase):
   """TF 2.15's TF1 binary logistic head (sigmoid cross entropy)."""
 
   def __init__(self, weight_column=None,
@@ -169,7 +178,8 @@ class TF1BinaryClassHead(_TF1Head, binary_class_head.BinaryClassHead):
         self._thresholds)
 
 
-class TF1MultiClassHead(_TF1Head, multi_class_head.MultiClassHead):
+class TF1MultiClassHead(_TF1Head, multi_class_head.MultiClassHead,
+                        TF1HeadBase):
   """TF 2.15's TF1 multi-class head (softmax cross entropy)."""
 
   def __init__(self, n_classes: int, weight_column=None,
@@ -188,7 +198,8 @@ class TF1MultiClassHead(_TF1Head, multi_class_head.MultiClassHead):
         loss_spec.unreduced_loss, regularization_loss)
 
 
-class TF1RegressionHead(_TF1Head, regression_head.RegressionHead):
+class TF1RegressionHead(_TF1Head, regression_head.RegressionHead,
+                        TF1HeadBase):
   """TF 2.15's TF1 regression head (mean squared error)."""
 
   def __init__(self, label_dimension: int = 1, weight_column=None,
@@ -206,17 +217,47 @@ class TF1RegressionHead(_TF1Head, regression_head.RegressionHead):
         loss_spec.unreduced_loss, regularization_loss)
 
 
-def binary_or_multi_class_head(n_classes: int, weight_column=None,
-                               label_vocabulary: Optional[Sequence[str]] = None,
-                               loss_reduction: str = SUM):
-  """The TF1 classifier head: binary for n_classes == 2, else multi-class."""
-  if n_classes == 2:
-    return TF1BinaryClassHead(weight_column=weight_column,
-                              label_vocabulary=label_vocabulary,
-                              loss_reduction=loss_reduction)
+def binary_class_head(weight_column=None,
+                      thresholds: Optional[Sequence[float]] = None,
+                      label_vocabulary: Optional[Sequence[str]] = None,
+                      loss_reduction: str = SUM, loss_fn=None,
+                      name: Optional[str] = None) -> TF1BinaryClassHead:
+  """The TF1 binary logistic head (sigmoid cross entropy)."""
+  return TF1BinaryClassHead(weight_column=weight_column,
+                            thresholds=thresholds,
+                            label_vocabulary=label_vocabulary,
+                            loss_reduction=loss_reduction, loss_fn=loss_fn,
+                            name=name)
+
+
+def multi_class_head(n_classes: int, weight_column=None,
+                     label_vocabulary: Optional[Sequence[str]] = None,
+                     loss_reduction: str = SUM, loss_fn=None,
+                     name: Optional[str] = None) -> TF1MultiClassHead:
+  """The TF1 multi-class head (softmax cross entropy).
+
+  Raises:
+    ValueError: n_classes is None or under 3, or another bad argument.
+  """
+  if n_classes is None:
+    raise ValueError("n_classes cannot be None")
   return TF1MultiClassHead(n_classes, weight_column=weight_column,
                            label_vocabulary=label_vocabulary,
-                           loss_reduction=loss_reduction)
+                           loss_reduction=loss_reduction, loss_fn=loss_fn,
+                           name=name)
+
+
+def binary_or_multi_class_head(n_classes: int, weight_column=None,
+                               label_vocabulary: Optional[Sequence[str]] = None,
+                               loss_reduction: str = SUM) -> TF1HeadBase:
+  """The TF1 classifier head: binary for n_classes == 2, else multi-class."""
+  if n_classes == 2:
+    return binary_class_head(weight_column=weight_column,
+                             label_vocabulary=label_vocabulary,
+                             loss_reduction=loss_reduction)
+  return multi_class_head(n_classes, weight_column=weight_column,
+                          label_vocabulary=label_vocabulary,
+                          loss_reduction=loss_reduction)
 
 
 def regression_head(weight_column=None, label_dimension: int = 1,
