@@ -207,3 +207,57 @@ def test_variable_load_in_after_create_session(engine_name, caplog, tmp_path):
   if est is not None:
     np.testing.assert_allclose(est.get_variable_value("w").ravel(),
                                [_after_two_steps(3.0)] * 2, rtol=1e-6)
+
+
+class _ExtraTrainOpHook(tf.compat.v1.train.SessionRunHook):
+  """Runs its own train op before each step, as tensorflow-gan's
+  RunTrainOpsHook runs a GAN's discriminator step."""
+
+  def __init__(self, train_ops):
+    self._train_ops = train_ops
+
+  def before_run(self, run_context):
+    run_context.session.run(self._train_ops)
+
+
+def _model_fn_with_own_train_op_hook(features, labels, mode):
+  w = tf.compat.v1.get_variable(
+      "w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+  loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+  optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+  extra = optimizer.minimize(loss)  # reads the batch, writes w
+  train_op = optimizer.minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                           training_hooks=[_ExtraTrainOpHook([extra])])
+
+
+def test_a_hook_running_its_own_train_op(engine_name, caplog, tmp_path):
+  # It was UnsupportedOnFunctionEngine at the first step, after model.ckpt-0
+  # and the saving listeners' calls (tensorflow-gan's GANEstimator).
+  est = _train(engine_name, caplog, tmp_path, _model_fn_with_own_train_op_hook)
+  if est is None:
+    assert not list(tmp_path.glob("model.ckpt*"))
+    return
+  # Each step: the hook's step, then the train op's.
+  np.testing.assert_allclose(est.get_variable_value("w").ravel(),
+                             [_after_two_steps(_after_two_steps(1.0))] * 2,
+                             rtol=1e-6)
+
+
+def test_a_hook_holding_the_loss_stays_on_the_function_engine(
+    caplog, tmp_path, monkeypatch):
+  monkeypatch.delenv("ESTIMATOR_COMPAT_ENGINE", raising=False)
+
+  def model_fn(features, labels, mode):
+    spec = _model_fn()(features, labels, mode)
+    hook = tf.compat.v1.train.LoggingTensorHook({"loss": spec.loss},
+                                                every_n_iter=1)
+    return spec._replace(training_hooks=[hook])
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  with caplog.at_level(logging.INFO):
+    est.train(_input_fn, steps=2)
+  assert not sm.routed_to_graph(caplog)
+  np.testing.assert_allclose(est.get_variable_value("w").ravel(),
+                             [_after_two_steps(1.0)] * 2, rtol=1e-6)

@@ -13,10 +13,11 @@ tf1_tensor_equality() gives the trace those semantics.
 
 import contextlib
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import tensorflow as tf
 
+from estimator_compat.engines.function.fetches import reached_ops
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
                                      UnsupportedOnFunctionEngine)
 from estimator_compat.mode_keys import ModeKeys
@@ -245,6 +246,67 @@ def check_savers(graph: tf.Graph, mode: str) -> None:
         "model_fn or a hook's begin() builds a tf.compat.v1.train.Saver "
         f"({saves[0]}), which saves and restores through a TF1 Session, in "
         f"{_CALLS.get(mode, mode)}(). {GRAPH_ENGINE_FIX}")
+
+
+# Op types that write a variable: a train op (an optimizer's apply ops, an
+# assign) reaches one.
+_WRITE_OPS = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+              "Assign", "AssignAdd", "AssignSub")
+_WRITE_OP_PREFIXES = ("ResourceApply", "ResourceSparseApply", "Apply",
+                      "SparseApply", "ResourceScatter", "Scatter")
+
+
+def _held_graph_elements(hook: Any, graph: tf.Graph) -> Iterator[Any]:
+  """The model graph's ops and tensors a hook holds in its attributes (and
+  in lists, tuples and dicts there)."""
+  for value in vars(hook).values():
+    items = (value.values() if isinstance(value, dict) else
+             value if isinstance(value, (list, tuple)) else (value,))
+    for item in items:
+      if isinstance(item, (tf.Operation, tf.Tensor)) and getattr(
+          item, "graph", None) is graph:
+        yield item
+
+
+def _writes_from_input(element: Any, input_ops: Sequence[tf.Operation]
+                       ) -> bool:
+  """Whether running `element` reads the input batch and writes a variable."""
+  reached = reached_ops([element])
+  return bool(reached.intersection(input_ops)) and any(
+      op.type in _WRITE_OPS or op.type.startswith(_WRITE_OP_PREFIXES)
+      for op in reached)
+
+
+def check_hook_train_ops(hooks: Sequence[Any], graph: tf.Graph,
+                         input_ops: Sequence[tf.Operation]) -> None:
+  """NeedsGraphEngine if a hook holds a train op of its own.
+
+  A hook holding an op that reads the input batch and writes variables
+  (tensorflow-gan's RunTrainOpsHook: a GAN's discriminator and generator
+  train ops) runs it with `run_context.session.run(...)` in before_run, each
+  run reading its own batch from the input, as in a TF1 Session. The
+  function engine's hooks cannot run what reads the input, and would find
+  out only at the first step, after the first checkpoint and the saving
+  listeners' calls.
+
+  Args:
+    hooks: the call's hooks, their begin() done.
+    graph: the traced graph.
+    input_ops: the operations producing the step's input batch.
+
+  Raises:
+    NeedsGraphEngine: a hook holds such an op.
+  """
+  if not input_ops:
+    return
+  for hook in hooks:
+    for element in _held_graph_elements(hook, graph):
+      if _writes_from_input(element, input_ops):
+        raise NeedsGraphEngine(
+            f"{type(hook).__name__} holds {element.name!r}, an op that reads "
+            "the input batch and writes variables (a train op of its own), "
+            "which it can run only with a TF1 Session's session.run(). "
+            f"{GRAPH_ENGINE_FIX}")
 
 
 @contextlib.contextmanager

@@ -183,6 +183,9 @@ class TracedModel(StepLoops, PredictionBatches):
     if mode != ModeKeys.PREDICT:
       _check_random_streams(graph, mode)
     tf1_code.check_savers(graph, mode)
+    runner = getattr(build_fn, "runner", None)
+    if runner is not None:
+      tf1_code.check_hook_train_ops(runner.hooks, graph, self._input_ops)
     self.graph = self._wrapped.graph
     self._table_initializers = tables.initializers(self.graph,
                                                    self._input_ops, mode)
