@@ -256,6 +256,12 @@ _WRITE_OP_PREFIXES = ("ResourceApply", "ResourceSparseApply", "Apply",
                       "SparseApply", "ResourceScatter", "Scatter")
 
 
+# TensorFlow's and our own hooks ask for what they hold through
+# SessionRunArgs (a SummarySaverHook's summary may wait for the train op);
+# only other hooks are looked at.
+_FETCHING_HOOK_MODULES = ("tensorflow.", "estimator_compat.")
+
+
 def _held_graph_elements(hook: Any, graph: tf.Graph) -> Iterator[Any]:
   """The model graph's ops and tensors a hook holds in its attributes (and
   in lists, tuples and dicts there)."""
@@ -279,9 +285,9 @@ def _writes_from_input(element: Any, input_ops: Sequence[tf.Operation]
 
 def check_hook_train_ops(hooks: Sequence[Any], graph: tf.Graph,
                          input_ops: Sequence[tf.Operation]) -> None:
-  """NeedsGraphEngine if a hook holds a train op of its own.
+  """NeedsGraphEngine if a program's hook holds a train op of its own.
 
-  A hook holding an op that reads the input batch and writes variables
+  A hook (of a class outside TensorFlow and estimator_compat) holding an op that reads the input batch and writes variables
   (tensorflow-gan's RunTrainOpsHook: a GAN's discriminator and generator
   train ops) runs it with `run_context.session.run(...)` in before_run, each
   run reading its own batch from the input, as in a TF1 Session. The
@@ -300,6 +306,8 @@ def check_hook_train_ops(hooks: Sequence[Any], graph: tf.Graph,
   if not input_ops:
     return
   for hook in hooks:
+    if type(hook).__module__.startswith(_FETCHING_HOOK_MODULES):
+      continue
     for element in _held_graph_elements(hook, graph):
       if _writes_from_input(element, input_ops):
         raise NeedsGraphEngine(
