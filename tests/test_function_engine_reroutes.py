@@ -261,3 +261,23 @@ def test_a_hook_holding_the_loss_stays_on_the_function_engine(
   assert not sm.routed_to_graph(caplog)
   np.testing.assert_allclose(est.get_variable_value("w").ravel(),
                              [_after_two_steps(1.0)] * 2, rtol=1e-6)
+
+
+def _model_fn_building_a_tf1_hub_module(features, labels, mode):
+  if tf.inside_function():
+    # What tensorflow_hub 0.13's hub.Module raised on the function engine,
+    # built by hub.text_embedding_column in the v1 canned DNN's input layer
+    # (finding G39; tensorflow_hub is not a dependency of these tests).
+    raise RuntimeError(
+        "Exception encountered when calling layer 'dnn'.\n\nvariable_scope "
+        "dnn/input_layer/text_hub_module_embedding/module/ was unused but "
+        "the corresponding name_scope was already taken.")
+  return _model_fn()(features, labels, mode)
+
+
+def test_a_tf1_hub_module_in_a_keras_layer(engine_name, caplog, tmp_path):
+  est = _train(engine_name, caplog, tmp_path,
+               _model_fn_building_a_tf1_hub_module)
+  if est is not None:
+    np.testing.assert_allclose(est.get_variable_value("w").ravel(),
+                               [_after_two_steps(1.0)] * 2, rtol=1e-6)

@@ -57,6 +57,11 @@ _SAVER_OPS = ("SaveV2", "SaveSlices", "Save")
 # Variable.load(value, session) in a graph feeds the variable's initializer,
 # which the function engine's eagerly created variables do not have.
 _VARIABLE_LOAD = "load"
+# tensorflow_hub's hub.Module (TF1 Hub format) checks that its variable
+# scope's name scope is free; in a TF2 function a tf-keras layer's name scope
+# (the v1 canned DNN's input layer, building hub.text_embedding_column's
+# module) has taken it, with no variable scope of that name.
+_HUB_STATE_SCOPE = "was unused but the corresponding name_scope was already taken"
 _NO_INITIALIZER = "'NoneType' object has no attribute 'inputs'"
 
 
@@ -186,7 +191,8 @@ def graph_only_errors(mode: str) -> Iterator[None]:
       created) variables, or read a graph-only attribute of one
       (`variable.op`, also read by TF1 slot creation for partitioned
       variables), or called a method only tf-keras's TF1 classes have
-      (`model.get_updates_for`).
+      (`model.get_updates_for`), or built a TF1 Hub module in a tf-keras
+      layer's name scope.
   """
   try:
     yield
@@ -213,6 +219,14 @@ def graph_only_errors(mode: str) -> Iterator[None]:
         "`variable.op.name`, as in tf.compat.v1.summary.histogram("
         "v.op.name, v)), which the function engine's eagerly held variables "
         f"do not have, in {_CALLS.get(mode, mode)}() ({error}). "
+        f"{GRAPH_ENGINE_FIX}") from error
+  except RuntimeError as error:
+    if _HUB_STATE_SCOPE not in str(error):
+      raise
+    raise NeedsGraphEngine(
+        "model_fn builds a TF1 Hub module (tensorflow_hub's hub.Module, also "
+        "inside hub.text_embedding_column), which needs a TF1 graph's "
+        f"variable and name scopes, in {_CALLS.get(mode, mode)}() ({error}). "
         f"{GRAPH_ENGINE_FIX}") from error
   except TypeError as error:
     if _raised_in(error, _INITIALIZER_GROUP) or (
