@@ -159,7 +159,17 @@ MODULES: Tuple[ModulePath, ...] = (
         "tf1_heads.multi_class_head",
         "_regression_head=tf1_heads.regression_head",
         "_binary_logistic_or_multi_class_head="
-        "tf1_heads.binary_or_multi_class_head")),
+        "tf1_heads.binary_or_multi_class_head",
+        # Bound at import by tensorflow-privacy's DP heads; each refuses
+        # when used (head/tf1_head_internals.py).
+        "_BinaryLogisticHeadWithSigmoidCrossEntropyLoss="
+        "tf1_head_internals.BinaryLogisticHeadWithSigmoidCrossEntropyLoss",
+        "_MultiClassHeadWithSoftmaxCrossEntropyLoss="
+        "tf1_head_internals.MultiClassHeadWithSoftmaxCrossEntropyLoss",
+        *(f"_{name}=tf1_head_internals.{name}" for name in (
+            "all_class_ids", "all_classes", "append_update_ops",
+            "check_logits_final_dim", "classification_output",
+            "create_eval_metrics_tuple", "validate_loss_fn_args")))),
     ModulePath("canned.dnn", "estimator_compat.canned.dnn",
                ("DNNClassifier", "DNNClassifierV2", "DNNEstimator",
                 "DNNEstimatorV2", "DNNRegressor", "DNNRegressorV2",
