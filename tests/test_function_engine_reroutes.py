@@ -281,3 +281,38 @@ def test_a_tf1_hub_module_in_a_keras_layer(engine_name, caplog, tmp_path):
   if est is not None:
     np.testing.assert_allclose(est.get_variable_value("w").ravel(),
                                [_after_two_steps(1.0)] * 2, rtol=1e-6)
+
+
+def _model_fn_with_gradients_in_a_loop(features, labels, mode):
+  # Per-example gradients summed in a tf.while_loop, as tensorflow-privacy's
+  # DP optimizers compute per-microbatch gradients; their mean is the
+  # gradient of the mean loss, so this trains as plain SGD.
+  w = tf.compat.v1.get_variable(
+      "w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+  per_example = tf.square(tf.matmul(features["x"], w) - labels)[:, 0]
+
+  def body(i, total):
+    loss_i = tf.reduce_mean(tf.gather(per_example, [i]))
+    # Zeros for what it cannot reach: silently, where the variables are
+    # held eagerly (finding G40).
+    grad, = tf.gradients(loss_i, [w], unconnected_gradients="zero")
+    return i + 1, total + grad
+
+  _, total = tf.while_loop(lambda i, _: i < 4, body,
+                           [tf.constant(0), tf.zeros([2, 1])])
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).apply_gradients(
+      [(total / 4.0, w)], global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=tf.reduce_mean(per_example),
+                           train_op=train_op)
+
+
+def test_gradients_of_variables_inside_a_while_loop(engine_name, caplog,
+                                                    tmp_path):
+  # The function engine trained w with zero gradients, with no error.
+  est = _train(engine_name, caplog, tmp_path,
+               _model_fn_with_gradients_in_a_loop)
+  if est is None:
+    assert not list(tmp_path.glob("model.ckpt*"))
+    return
+  np.testing.assert_allclose(est.get_variable_value("w").ravel(),
+                             [_after_two_steps(1.0)] * 2, rtol=1e-6)

@@ -74,7 +74,8 @@ class _StepFunction:
 
   def _replica(self, features, labels):
     with outside_variables.refused(lambda: self.capture.variables), (
-        tf1_code.tf1_tensor_equality()), tf1_code.tf1_non_slot_lookup():
+        tf1_code.tf1_tensor_equality()), tf1_code.tf1_non_slot_lookup(), (
+            tf1_code.tf1_gradients_in_control_flow()):
       spec = call_model_fn(self._setup, features, labels, ModeKeys.TRAIN)
     scaffold_fields.check(spec.scaffold, "train")
     if self.spec is None:

@@ -13,6 +13,7 @@ tf1_tensor_equality() gives the trace those semantics.
 
 import contextlib
 import threading
+import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 import tensorflow as tf
@@ -167,6 +168,104 @@ def tf1_non_slot_lookup() -> Iterator[None]:
   """
   with _TF1_NON_SLOT_LOOKUP.held():
     yield
+
+
+# The graphs model_fn is being called in (each with its count of calls in
+# progress): a control-flow body below one of them is model_fn's own.
+_MODEL_FN_GRAPHS: "weakref.WeakKeyDictionary[Any, int]" = (
+    weakref.WeakKeyDictionary())
+_MODEL_FN_GRAPHS_LOCK = threading.Lock()
+
+
+def _in_model_fn_control_flow(graph: Any) -> bool:
+  """Whether `graph` is a tf.while_loop body or condition, or a tf.cond
+  branch, that model_fn builds (below a graph model_fn is called in; the
+  parameter-server step loop's own body, which model_fn is called in, is
+  not one)."""
+  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
+  from tensorflow.python.ops import control_flow_v2_func_graphs as cf_graphs
+  bodies = (cf_graphs.WhileBodyFuncGraph, cf_graphs.WhileCondFuncGraph,
+            cf_graphs.CondBranchFuncGraph)
+  if not isinstance(graph, bodies):
+    return False
+  with _MODEL_FN_GRAPHS_LOCK:
+    roots = list(_MODEL_FN_GRAPHS.keys())
+  outer = getattr(graph, "outer_graph", None)
+  while outer is not None:
+    if any(outer is root for root in roots):
+      return True
+    outer = getattr(outer, "outer_graph", None)
+  return False
+
+
+def _eagerly_held(x: Any) -> bool:
+  """Whether `x` is an eagerly held variable (or its handle)."""
+  handle = getattr(x, "handle", x) if isinstance(x, tf.Variable) else x
+  return isinstance(handle, tf.Tensor) and hasattr(handle, "numpy")
+
+
+def _refuse_gradients_in_control_flow() -> Callable[..., Any]:
+  """Installs a gradients helper that refuses eager xs in a control-flow
+  body; returns TF's own."""
+  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
+  from tensorflow.python.ops import gradients_util
+  original = gradients_util._GradientsHelper  # pylint: disable=protected-access
+
+  def helper(ys, xs, *args, **kwargs):
+    # TensorFlow's own gradient functions of while and cond pass src_graph;
+    # tf.gradients and Optimizer.compute_gradients do not.
+    src_graph = kwargs.get("src_graph", args[7] if len(args) > 7 else None)
+    if src_graph is None and _in_model_fn_control_flow(
+        tf.compat.v1.get_default_graph()) and any(
+            _eagerly_held(x) for x in tf.nest.flatten(xs)):
+      raise NeedsGraphEngine(
+          "model_fn asks for gradients of variables inside a tf.while_loop "
+          "or tf.cond body (e.g. per-microbatch gradients, as "
+          "tensorflow-privacy's DP optimizers compute them), which a TF1 "
+          "graph traced back through the loop's captured tensors to the "
+          "variables; in a function the function engine's eagerly held "
+          f"variables are not reached there. {GRAPH_ENGINE_FIX}")
+    return original(ys, xs, *args, **kwargs)
+
+  gradients_util._GradientsHelper = helper  # pylint: disable=protected-access
+  return original
+
+
+def _restore_gradients_helper(original: Callable[..., Any]) -> None:
+  # pylint: disable=g-direct-tensorflow-import,g-import-not-at-top
+  from tensorflow.python.ops import gradients_util
+  gradients_util._GradientsHelper = original  # pylint: disable=protected-access
+
+
+_GRADIENTS_IN_CONTROL_FLOW = _WhileTracing(_refuse_gradients_in_control_flow,
+                                           _restore_gradients_helper)
+
+
+@contextlib.contextmanager
+def tf1_gradients_in_control_flow() -> Iterator[None]:
+  """NeedsGraphEngine for gradients of variables asked inside a loop body.
+
+  In the Estimator's TF1 graph, `tf.gradients(loss_i, variables)` inside a
+  `tf.while_loop` body (the loss computed outside the loop from the
+  variables) found its way back through the body's captured tensors to the
+  variables' reads. Traced here, the variables are held eagerly: their
+  handles enter the body as new captures no read uses, and TensorFlow
+  returns None or zeros for them without an error, a silent wrong result
+  (tensorflow-privacy's DP optimizers trained with such gradients). Inside
+  this scope such a request raises NeedsGraphEngine, so the default engine
+  runs the call on the graph engine.
+  """
+  graph = tf.compat.v1.get_default_graph()
+  with _MODEL_FN_GRAPHS_LOCK:
+    _MODEL_FN_GRAPHS[graph] = _MODEL_FN_GRAPHS.get(graph, 0) + 1
+  try:
+    with _GRADIENTS_IN_CONTROL_FLOW.held():
+      yield
+  finally:
+    with _MODEL_FN_GRAPHS_LOCK:
+      _MODEL_FN_GRAPHS[graph] -= 1
+      if not _MODEL_FN_GRAPHS[graph]:
+        del _MODEL_FN_GRAPHS[graph]
 
 
 def _raised_in(error: BaseException, function_name: str) -> bool:

@@ -284,6 +284,7 @@ class TracedModel(StepLoops, PredictionBatches):
       # Estimator's TF1 graph.
       stack.enter_context(tf1_code.tf1_tensor_equality())
       stack.enter_context(tf1_code.tf1_non_slot_lookup())
+      stack.enter_context(tf1_code.tf1_gradients_in_control_flow())
       if strategy is not None:
         # Entered inside the trace, before the variable scope, so that each
         # variable gets one distributed wrapper (feasibility.md, Mirrored 3).
