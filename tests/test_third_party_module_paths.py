@@ -189,3 +189,21 @@ def test_tf215s_private_head_factories():
       "serving_default", "predict")
   with pytest.raises(ValueError, match="n_classes cannot be None"):
     head._multi_class_head_with_softmax_cross_entropy_loss(None)  # pylint: disable=protected-access
+
+
+def test_tf215s_private_head_internals_exist_and_refuse_by_name():
+  # tensorflow-privacy 0.8 binds these at import (finding G40): import
+  # works, and using one names the gap and the fix.
+  head = _canned_head_module()
+  helpers = ("_all_class_ids", "_all_classes", "_append_update_ops",
+             "_check_logits_final_dim", "_classification_output",
+             "_create_eval_metrics_tuple", "_validate_loss_fn_args")
+  for name in helpers:
+    with pytest.raises(NotImplementedError,
+                       match=f"^{name}: .*private TF1 head internals.*Fix: "):
+      getattr(head, name)(tf.zeros([2, 1]), 2)
+  for name in ("_BinaryLogisticHeadWithSigmoidCrossEntropyLoss",
+               "_MultiClassHeadWithSoftmaxCrossEntropyLoss"):
+    subclass = type("DPHead", (getattr(head, name),), {})  # as DP heads do
+    with pytest.raises(NotImplementedError, match="^DPHead: .*Fix: "):
+      subclass(n_classes=3)
