@@ -167,7 +167,6 @@ class Estimator:
     self._config = config
     self._model_dir = model_dir
     self._params = params
-    self._model_fn = model_fn
     self._setup = ModelSetup(
         model_fn=model_fn, model_dir=model_dir, config=config, params=params,
         choices=choices, warm_start=warm_starting.resolve(warm_start_from))
@@ -177,6 +176,23 @@ class Estimator:
   params = property(lambda self: copy.deepcopy(self._params))
   # The real Estimator's attribute, read by tf.estimator.add_metrics.
   _warm_start_settings = property(lambda self: self._setup.warm_start)
+
+  @property
+  def _model_fn(self) -> Callable[..., Any]:
+    """The model_fn as given (the real Estimator's attribute)."""
+    return self._setup.model_fn
+
+  @_model_fn.setter
+  def _model_fn(self, model_fn: Callable[..., Any]) -> None:
+    """Replaces the model_fn of later calls, as assigning the real
+    Estimator's attribute did (neural-structured-learning's
+    add_adversarial_regularization wraps an estimator's model_fn so).
+
+    Raises:
+      ValueError: model_fn's arguments are not a model_fn's.
+    """
+    check_model_fn(model_fn, self._params or None)
+    self._setup = dataclasses.replace(self._setup, model_fn=model_fn)
 
   @property
   def model_fn(self) -> Callable[..., Any]:

@@ -4,6 +4,7 @@ Each error starts as the Estimator's did (programs and the Estimator's tests
 match it), then says how to fix the problem.
 """
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -325,3 +326,34 @@ def test_each_call_gets_its_own_params_and_config(tmp_path):
   assert est.params == {"n": 0, "lst": [1]}
   assert len(configs) == 3 and len({id(c) for c in configs}) == 3
   assert all(c.model_dir == str(tmp_path) for c in configs)
+
+
+def test_assigning_model_fn_replaces_it_for_later_calls(tmp_path):
+  # neural-structured-learning's add_adversarial_regularization assigns
+  # `estimator._model_fn` (finding G41); it was ignored here, silently.
+  def model_fn(features, labels, mode):
+    w = tf.compat.v1.get_variable(
+        "w", [1], initializer=tf.compat.v1.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+  def doubled(features, labels, mode):
+    spec = model_fn(features, labels, mode)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.2)
+    return spec._replace(train_op=optimizer.minimize(
+        spec.loss, global_step=tf.compat.v1.train.get_global_step()))
+
+  def input_fn():
+    return tf.data.Dataset.from_tensors(
+        ({"x": np.ones([4], np.float32)}, np.ones([4], np.float32))).repeat()
+
+  est = tfe.Estimator(model_fn, model_dir=str(tmp_path))
+  est._model_fn = doubled  # pylint: disable=protected-access
+  assert est._model_fn is doubled  # pylint: disable=protected-access
+  est.train(input_fn, steps=1)
+  # One step of 0.2 from 0: w = 0.2 * 2 (the 0.1 model_fn gives 0.2).
+  np.testing.assert_allclose(est.get_variable_value("w"), [0.4], rtol=1e-6)
+  with pytest.raises(ValueError):
+    est._model_fn = lambda a, b, c, d, e, f: None  # pylint: disable=protected-access
