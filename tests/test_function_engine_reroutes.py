@@ -316,3 +316,37 @@ def test_gradients_of_variables_inside_a_while_loop(engine_name, caplog,
     return
   np.testing.assert_allclose(est.get_variable_value("w").ravel(),
                              [_after_two_steps(1.0)] * 2, rtol=1e-6)
+
+
+class _Tower(tf.keras.Model):
+  """A tf-keras model given an explicit name, as the canned DNN's is."""
+
+  def __init__(self):
+    super().__init__(name="tower")
+    self.dense = tf.keras.layers.Dense(
+        1, kernel_initializer="ones", use_bias=False)
+
+  def call(self, inputs):
+    return self.dense(inputs)
+
+
+def _model_fn_with_two_towers_of_one_name(features, labels, mode):
+  # neural-structured-learning's adversarial regularization calls a canned
+  # DNN's model_fn twice: two tf-keras models named `dnn` (finding G41).
+  outputs = _Tower()(features["x"]) + _Tower()(features["x"])
+  loss = tf.reduce_mean(tf.square(outputs - labels))
+  train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+      loss, global_step=tf.compat.v1.train.get_global_step())
+  return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def test_two_keras_models_of_one_name(engine_name, caplog, tmp_path):
+  # Traced, the second model's variables were `tower/dense_1/kernel`; TF1
+  # named them under `tower_1/`.
+  est = _train(engine_name, caplog, tmp_path,
+               _model_fn_with_two_towers_of_one_name)
+  if est is None:
+    assert not list(tmp_path.glob("model.ckpt*"))
+    return
+  names = [n for n in est.get_variable_names() if "kernel" in n]
+  assert names == ["tower/dense/kernel", "tower_1/dense_1/kernel"], names

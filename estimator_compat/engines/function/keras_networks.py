@@ -37,6 +37,8 @@ _NETWORK_CALL = ("functional.py", "_run_internal_graph")
 # Enough to reach the Sequential from a variable creator: the layer's build,
 # add_weight and the variable creators in between.
 _MAX_FRAMES = 80
+# Where a tf-keras layer's (or model's) call opens its name scope.
+_LAYER_CALL_FILES = ("/engine/base_layer.py", "/engine/base_layer_v1.py")
 
 
 def note_creation(deferred: Dict[int, Any]) -> None:
@@ -51,6 +53,58 @@ def note_creation(deferred: Dict[int, Any]) -> None:
       deferred[id(owner)] = owner
       return
     frame = frame.f_back
+
+
+def _outermost_keras_call(frame: Any) -> Any:
+  """The outermost tf-keras layer or model whose call is creating a
+  variable (from the creating frame outwards), or None."""
+  outermost = None
+  while frame is not None:
+    code = frame.f_code
+    if code.co_name == "__call__" and code.co_filename.endswith(
+        _LAYER_CALL_FILES):
+      outermost = frame.f_locals.get("self", outermost)
+    frame = frame.f_back
+  return outermost
+
+
+def note_named_call(roots: Dict[str, Any]) -> None:
+  """Records the outermost tf-keras call making a variable (roots: name ->
+  the first layer's id, and under "" the names a second layer reused); see
+  check_named_calls.
+
+  In the Estimator's TF1 graph each call of a tf-keras layer or model opened
+  a name scope the graph made unique: a second model named `dnn` (a canned
+  DNN's model_fn called twice, as neural-structured-learning's adversarial
+  regularization does) made its variables under `dnn_1/`. Traced here, its
+  absolute name scope is `dnn/` again, so its checkpoint names would differ
+  from TF 2.15's with no error.
+  """
+  layer = _outermost_keras_call(sys._getframe(1))  # pylint: disable=protected-access
+  if layer is None:
+    return
+  name = getattr(layer, "name", None)
+  if not name:
+    return
+  first = roots.setdefault(name, id(layer))
+  if first != id(layer):
+    roots.setdefault("", []).append(name)
+
+
+def check_named_calls(roots: Dict[str, Any]) -> None:
+  """NeedsGraphEngine if a second tf-keras layer reused a name (above).
+
+  Raised once the trace is done (raised inside a layer's call, autograph
+  would wrap it into another error).
+  """
+  reused = roots.get("", [])
+  if reused:
+    name = reused[0]
+    raise NeedsGraphEngine(
+        f"model_fn calls a second tf-keras layer or model named {name!r} "
+        "that makes variables; the Estimator's TF1 graph named its variables "
+        f"under a unique scope ({name}_1/...), which the function engine's "
+        f"absolute tf-keras scopes do not reproduce. {GRAPH_ENGINE_FIX}")
 
 
 def _random_op_in_network(graph: tf.Graph) -> Any:
