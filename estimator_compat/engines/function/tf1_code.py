@@ -361,12 +361,11 @@ def check_savers(graph: tf.Graph, mode: str) -> None:
         f"{_CALLS.get(mode, mode)}(). {GRAPH_ENGINE_FIX}")
 
 
-# Op types that write a variable: a train op (an optimizer's apply ops, an
-# assign) reaches one.
-_WRITE_OPS = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-              "Assign", "AssignAdd", "AssignSub")
-_WRITE_OP_PREFIXES = ("ResourceApply", "ResourceSparseApply", "Apply",
-                      "SparseApply", "ResourceScatter", "Scatter")
+# The op types of an optimizer's update: a train op reaches one. (Plain
+# assigns do not count: the function engine's own random-stream counters
+# are assigned on the way to any loss that draws random numbers.)
+_APPLY_OP_PREFIXES = ("ResourceApply", "ResourceSparseApply", "Apply",
+                      "SparseApply")
 
 
 # TensorFlow's and our own hooks ask for what they hold through
@@ -389,18 +388,19 @@ def _held_graph_elements(hook: Any, graph: tf.Graph) -> Iterator[Any]:
 
 def _writes_from_input(element: Any, input_ops: Sequence[tf.Operation]
                        ) -> bool:
-  """Whether running `element` reads the input batch and writes a variable."""
+  """Whether running `element` reads the input batch and applies an
+  optimizer's update."""
   reached = reached_ops([element])
   return bool(reached.intersection(input_ops)) and any(
-      op.type in _WRITE_OPS or op.type.startswith(_WRITE_OP_PREFIXES)
-      for op in reached)
+      op.type.startswith(_APPLY_OP_PREFIXES) for op in reached)
 
 
 def check_hook_train_ops(hooks: Sequence[Any], graph: tf.Graph,
                          input_ops: Sequence[tf.Operation]) -> None:
   """NeedsGraphEngine if a program's hook holds a train op of its own.
 
-  A hook (of a class outside TensorFlow and estimator_compat) holding an op that reads the input batch and writes variables
+  A hook (of a class outside TensorFlow and estimator_compat) holding an op
+  that reads the input batch and applies an optimizer's update
   (tensorflow-gan's RunTrainOpsHook: a GAN's discriminator and generator
   train ops) runs it with `run_context.session.run(...)` in before_run, each
   run reading its own batch from the input, as in a TF1 Session. The
@@ -425,7 +425,8 @@ def check_hook_train_ops(hooks: Sequence[Any], graph: tf.Graph,
       if _writes_from_input(element, input_ops):
         raise NeedsGraphEngine(
             f"{type(hook).__name__} holds {element.name!r}, an op that reads "
-            "the input batch and writes variables (a train op of its own), "
+            "the input batch and applies an optimizer's update (a train op "
+            "of its own), "
             "which it can run only with a TF1 Session's session.run(). "
             f"{GRAPH_ENGINE_FIX}")
 
