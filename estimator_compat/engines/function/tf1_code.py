@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator, Sequence
 import tensorflow as tf
 
 from estimator_compat.engines.function.fetches import reached_ops
+from estimator_compat.engines.function.session import is_eager_variable
 from estimator_compat.errors import (GRAPH_ENGINE_FIX, NeedsGraphEngine,
                                      UnsupportedOnFunctionEngine)
 from estimator_compat.mode_keys import ModeKeys
@@ -199,9 +200,10 @@ def _in_model_fn_control_flow(graph: Any) -> bool:
 
 
 def _eagerly_held(x: Any) -> bool:
-  """Whether `x` is an eagerly held variable (or its handle)."""
-  handle = getattr(x, "handle", x) if isinstance(x, tf.Variable) else x
-  return isinstance(handle, tf.Tensor) and hasattr(handle, "numpy")
+  """Whether `x` is an eagerly held variable, or an eager tensor (such as
+  its handle)."""
+  return is_eager_variable(x) or (isinstance(x, tf.Tensor) and
+                                  hasattr(x, "numpy"))
 
 
 def _refuse_gradients_in_control_flow() -> Callable[..., Any]:
