@@ -23,7 +23,7 @@ random numbers from the random ops a network's call left in the graph.
 """
 
 import sys
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import tensorflow as tf
 
@@ -68,10 +68,10 @@ def _outermost_keras_call(frame: Any) -> Any:
   return outermost
 
 
-def note_named_call(roots: Dict[str, Any]) -> None:
-  """Records the outermost tf-keras call making a variable (roots: name ->
-  the first layer's id, and under "" the names a second layer reused); see
-  check_named_calls.
+def note_named_call(roots: Dict[str, int], reused: List[str]) -> None:
+  """Records the outermost tf-keras call making a variable: `roots` maps a
+  name to the first layer's id; a second layer of that name adds the name
+  to `reused` (see check_named_calls).
 
   In the Estimator's TF1 graph each call of a tf-keras layer or model opened
   a name scope the graph made unique: a second model named `dnn` (a canned
@@ -81,30 +81,24 @@ def note_named_call(roots: Dict[str, Any]) -> None:
   from TF 2.15's with no error.
   """
   layer = _outermost_keras_call(sys._getframe(1))  # pylint: disable=protected-access
-  if layer is None:
-    return
   name = getattr(layer, "name", None)
-  if not name:
-    return
-  first = roots.setdefault(name, id(layer))
-  if first != id(layer):
-    roots.setdefault("", []).append(name)
+  if name and roots.setdefault(name, id(layer)) != id(layer):
+    reused.append(name)
 
 
-def check_named_calls(roots: Dict[str, Any]) -> None:
+def check_named_calls(reused: List[str]) -> None:
   """NeedsGraphEngine if a second tf-keras layer reused a name (above).
 
   Raised once the trace is done (raised inside a layer's call, autograph
   would wrap it into another error).
   """
-  reused = roots.get("", [])
   if reused:
-    name = reused[0]
     raise NeedsGraphEngine(
-        f"model_fn calls a second tf-keras layer or model named {name!r} "
-        "that makes variables; the Estimator's TF1 graph named its variables "
-        f"under a unique scope ({name}_1/...), which the function engine's "
-        f"absolute tf-keras scopes do not reproduce. {GRAPH_ENGINE_FIX}")
+        f"model_fn calls a second tf-keras layer or model named "
+        f"{reused[0]!r} that makes variables; the Estimator's TF1 graph "
+        f"named its variables under a unique scope ({reused[0]}_1/...), "
+        "which the function engine's absolute tf-keras scopes do not "
+        f"reproduce. {GRAPH_ENGINE_FIX}")
 
 
 def _random_op_in_network(graph: tf.Graph) -> Any:

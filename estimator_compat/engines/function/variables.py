@@ -14,7 +14,7 @@ the trace's collections, so `minimize()`, `global_variables()` and
 """
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 import tensorflow as tf
 # pylint: disable=g-direct-tensorflow-import
@@ -117,8 +117,10 @@ class VariableCapture:
     self._fresh_kernels = True
     # Sequentials built on their first call, on the first trace.
     self._deferred = {}
-    # The outermost tf-keras calls that made variables: name -> layer id.
-    self._keras_roots: Dict[str, Any] = {}
+    # The outermost tf-keras calls that made variables (name -> layer id),
+    # and the names a second layer made variables under.
+    self._keras_roots: Dict[str, int] = {}
+    self._keras_reused: List[str] = []
 
   @property
   def variables(self) -> List[tf.Variable]:
@@ -176,8 +178,9 @@ class VariableCapture:
       checkpoint_initializers.check(self._variables, self._local)
       deferred, self._deferred = self._deferred, {}
       keras_networks.check(deferred, graph)
-      roots, self._keras_roots = self._keras_roots, {}
-      keras_networks.check_named_calls(roots)
+      reused, self._keras_roots, self._keras_reused = (
+          self._keras_reused, {}, [])
+      keras_networks.check_named_calls(reused)
     self._built = True
 
   def _creator(self, next_creator, **kwargs):
@@ -238,7 +241,7 @@ class VariableCapture:
     if self._fresh_kernels:
       op_seeds.fresh_kernel_for(initial_value)
     keras_networks.note_creation(self._deferred)
-    keras_networks.note_named_call(self._keras_roots)
+    keras_networks.note_named_call(self._keras_roots, self._keras_reused)
     if tf.distribute.in_cross_replica_context() is False and (
         tf.distribute.has_strategy()):
       # Replica 0 inside strategy.run: the creators below ours (the
